@@ -1,0 +1,155 @@
+//! The compiler: [`Type`] (plus, for a schema block, its LIST/SET item limits) → [`Program`].
+//!
+//! Ops are emitted children first and hash-consed: a sub-type that occurs many times (the
+//! same `tags` map in a thousand resources) becomes one op.
+
+use std::collections::HashMap;
+
+use crate::program::{ItemLimits, Op, OpId, Program, Span};
+use crate::schema::{Block, NestingMode, Type};
+use crate::vm::dyncache::DynCache;
+
+/// Hash-consing key: an op with its side-table contents spelled out.
+#[derive(PartialEq, Eq, Hash)]
+enum Key {
+    Leaf(Op),
+    Tuple(Vec<OpId>),
+    Object(Vec<(Box<str>, OpId)>),
+}
+
+struct Compiler {
+    program: Program,
+    seen: HashMap<Key, OpId>,
+}
+
+pub(crate) fn compile(ty: &Type, block: Option<&Block>) -> Program {
+    let mut c = Compiler {
+        program: Program {
+            ops: Vec::new(),
+            attr_names: Vec::new(),
+            attr_keys: Vec::new(),
+            attr_ops: Vec::new(),
+            tuple_elems: Vec::new(),
+            root: OpId(0),
+            root_type: ty.clone(),
+            dyn_cache: DynCache::default(),
+        },
+        seen: HashMap::new(),
+    };
+    let root = c.compile(ty, block, ItemLimits::default());
+    c.program.root = root;
+    c.program
+}
+
+impl Compiler {
+    fn push(&mut self, key: Key, op: Op) -> OpId {
+        if let Some(&id) = self.seen.get(&key) {
+            return id;
+        }
+        let id = OpId(u32::try_from(self.program.ops.len()).expect("fewer than 2^32 ops"));
+        self.program.ops.push(op);
+        self.seen.insert(key, id);
+        id
+    }
+
+    /// `block` annotates an object type that is a schema block's implied type; `items` holds
+    /// the limits of the LIST/SET block this type is the collection of.
+    fn compile(&mut self, ty: &Type, block: Option<&Block>, items: ItemLimits) -> OpId {
+        let op = match ty {
+            Type::Bool => Op::Bool,
+            Type::Number => Op::Number,
+            Type::String => Op::String,
+            Type::Dynamic => Op::Dynamic,
+            Type::List(t) => Op::List {
+                elem: self.compile(t, block, ItemLimits::default()),
+                items,
+            },
+            Type::Set(t) => Op::Set {
+                elem: self.compile(t, block, ItemLimits::default()),
+                items,
+            },
+            Type::Map(t) => Op::Map {
+                elem: self.compile(t, block, ItemLimits::default()),
+            },
+            Type::Tuple(ts) => {
+                let elems: Vec<OpId> = ts
+                    .iter()
+                    .map(|t| self.compile(t, None, ItemLimits::default()))
+                    .collect();
+                if let Some(&id) = self.seen.get(&Key::Tuple(elems.clone())) {
+                    return id;
+                }
+                let span = span(self.program.tuple_elems.len(), elems.len());
+                self.program.tuple_elems.extend_from_slice(&elems);
+                return self.push(Key::Tuple(elems), Op::Tuple { elems: span });
+            }
+            Type::Object(o) => {
+                let mut attrs: Vec<(Box<str>, OpId)> = Vec::with_capacity(o.attrs().len());
+                for (name, t) in o.attrs() {
+                    let (nested, limits) = nested_block(block, name);
+                    attrs.push((name.as_str().into(), self.compile(t, nested, limits)));
+                }
+                if let Some(&id) = self.seen.get(&Key::Object(attrs.clone())) {
+                    return id;
+                }
+                let span = span(self.program.attr_names.len(), attrs.len());
+                for (name, op) in &attrs {
+                    self.program.attr_keys.push(msgpack_key(name));
+                    self.program.attr_names.push(name.clone());
+                    self.program.attr_ops.push(*op);
+                }
+                return self.push(Key::Object(attrs), Op::Object { attrs: span });
+            }
+        };
+        self.push(Key::Leaf(op), op)
+    }
+}
+
+/// The nested block `name` of `block` and, for LIST/SET blocks, its item limits.
+fn nested_block<'b>(block: Option<&'b Block>, name: &str) -> (Option<&'b Block>, ItemLimits) {
+    let Some(block) = block else {
+        return (None, ItemLimits::default());
+    };
+    if block.attributes.iter().any(|(n, _)| n == name) {
+        return (None, ItemLimits::default());
+    }
+    match block.block_types.iter().find(|(n, _)| n == name) {
+        Some((_, nb)) => {
+            let limits = match nb.nesting {
+                Some(NestingMode::List | NestingMode::Set) => ItemLimits {
+                    min: nb.min_items,
+                    max: nb.max_items,
+                },
+                _ => ItemLimits::default(),
+            };
+            (Some(&nb.block), limits)
+        }
+        None => (None, ItemLimits::default()),
+    }
+}
+
+fn span(start: usize, len: usize) -> Span {
+    Span {
+        start: u32::try_from(start).expect("side table under 2^32 entries"),
+        len: u32::try_from(len).expect("fewer than 2^32 attributes"),
+    }
+}
+
+/// The shortest MessagePack str encoding of `name` (header and bytes), as go-cty writes keys.
+pub(crate) fn msgpack_key(name: &str) -> Box<[u8]> {
+    let n = name.len();
+    let mut out = Vec::with_capacity(n + 5);
+    if n < 32 {
+        out.push(0xa0 | n as u8);
+    } else if n <= 0xff {
+        out.extend_from_slice(&[0xd9, n as u8]);
+    } else if n <= 0xffff {
+        out.push(0xda);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(0xdb);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+    out.extend_from_slice(name.as_bytes());
+    out.into_boxed_slice()
+}

@@ -1,0 +1,557 @@
+//! Loaders for the JSON forms a schema comes in, as the oracle's `--schema FILE` accepts them:
+//!
+//! 1. a whole `terraform providers schema -json` document
+//!    (`{"format_version":..,"provider_schemas":{..}}`), which needs a [`SchemaSelector`];
+//! 2. a bare block `{"attributes":{..},"block_types":{..}}` (either key may be absent);
+//! 3. one schema object `{"version":n,"block":{..}}`;
+//! 4. a type wrapper `{"type": T}` (no other keys).
+//!
+//! The top-level keys decide the form, in this order: `provider_schemas`, `type`, `block`,
+//! else a bare block. Unknown keys are ignored everywhere (`description`, `sensitive`,
+//! `ephemeral_resource_schemas`, `functions`, …); `null` counts as absent for optional
+//! members (`"block": null` is an empty block). Everything else that does not fit (wrong
+//! JSON types, invalid type JSON, an attribute with both or neither of `type` and
+//! `nested_type`) is a [`SchemaError`] whose message says where, for example
+//! `provider "aws": resource "aws_instance": attribute "tags": invalid type ["lst","string"]:
+//! invalid complex type kind name "lst"`.
+//!
+//! A document is read whole, so a malformed entry anywhere in it is an error even when
+//! another entry is selected (the oracle only reads the selected entry).
+//!
+//! ```
+//! use tfwire::schema::{SchemaSelector, SchemaSource};
+//!
+//! let doc = r#"{"format_version":"1.0","provider_schemas":{
+//!   "registry.terraform.io/hashicorp/null":{"resource_schemas":{
+//!     "null_resource":{"version":0,"block":{"attributes":{
+//!       "id":{"type":"string","computed":true},
+//!       "triggers":{"type":["map","string"],"optional":true}}}}}}}}"#;
+//! let source = SchemaSource::parse(doc).unwrap();
+//! let sel = SchemaSelector { resource: Some("null_resource".into()), ..Default::default() };
+//! assert_eq!(
+//!     source.select(&sel).unwrap().to_string(),
+//!     r#"["object",{"id":"string","triggers":["map","string"]}]"#
+//! );
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use serde_json::{Map, Value as Json};
+
+use super::{Attribute, AttributeKind, Block, NestedBlock, NestedType, NestingMode, Type};
+use crate::error::SchemaError;
+
+/// Which schema of a providers-schema document to use.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchemaSelector {
+    /// `--resource NAME`.
+    pub resource: Option<String>,
+    /// `--data-source NAME`.
+    pub data_source: Option<String>,
+    /// `--provider P`: the provider config schema, or a narrowing of the other two. P is the
+    /// full key (`registry.terraform.io/hashicorp/aws`) or its last path segment (`aws`).
+    pub provider: Option<String>,
+}
+
+/// A parsed schema source: a whole document, a block, or a bare type.
+#[derive(Clone, Debug)]
+pub enum SchemaSource {
+    /// A `{"type": T}` wrapper.
+    Type(Type),
+    /// A bare block or `{"version":n,"block":{…}}`.
+    Block(Block),
+    /// A whole `terraform providers schema -json` document.
+    Document(ProviderSchemas),
+}
+
+/// A `terraform providers schema -json` document: the schemas of each provider, by the
+/// provider's full address (`registry.terraform.io/hashicorp/aws`; Terraform 0.12 wrote
+/// short names such as `aws`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProviderSchemas {
+    /// `format_version` (`"1.0"`, `"0.1"`, …), when present.
+    pub format_version: Option<String>,
+    /// Providers by address, sorted. `null` entries of the document are left out.
+    pub providers: BTreeMap<String, ProviderSchema>,
+}
+
+/// The schemas of one provider.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProviderSchema {
+    /// The provider configuration schema (`provider`), when present.
+    pub provider: Option<Schema>,
+    /// Managed resource schemas (`resource_schemas`) by resource type name.
+    pub resources: HashMap<String, Schema>,
+    /// Data source schemas (`data_source_schemas`) by data source type name.
+    pub data_sources: HashMap<String, Schema>,
+}
+
+/// One schema object, `{"version":n,"block":{…}}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Schema {
+    /// The schema version (`version`; 0 when absent). State files record it per instance.
+    pub version: i64,
+    /// The block; an empty block when `block` is absent or `null`.
+    pub block: Block,
+}
+
+impl SchemaSource {
+    /// Parses any of the accepted forms (see the module docs).
+    pub fn parse(text: &str) -> Result<SchemaSource, SchemaError> {
+        let json: Json = serde_json::from_str(text)
+            .map_err(|e| SchemaError::new(format!("schema is not valid JSON: {e}")))?;
+        let Json::Object(top) = &json else {
+            return Err(SchemaError::new(format!(
+                "schema JSON must be an object, found {}",
+                found(&json)
+            )));
+        };
+        if top.contains_key("provider_schemas") {
+            return Ok(SchemaSource::Document(ProviderSchemas::from_json_map(top)?));
+        }
+        if let Some(t) = top.get("type") {
+            if top.len() != 1 {
+                return Err(SchemaError::new(
+                    "a {\"type\": T} wrapper must have no other keys",
+                ));
+            }
+            return Type::from_json_value(t)
+                .map(SchemaSource::Type)
+                .map_err(|e| {
+                    SchemaError::new(format!("invalid type constraint JSON {t}: {}", e.message()))
+                });
+        }
+        if top.contains_key("block") {
+            return Ok(SchemaSource::Block(schema(top, &Path::ROOT)?.block));
+        }
+        Ok(SchemaSource::Block(block(top, &Path::ROOT)?))
+    }
+
+    /// The type to decode with: the selected block's implied type, or the wrapped type.
+    ///
+    /// A document needs a selector ([`ProviderSchemas::select`]); a block or type source
+    /// takes none.
+    pub fn select(&self, sel: &SchemaSelector) -> Result<Type, SchemaError> {
+        match self {
+            SchemaSource::Type(t) => {
+                no_selector(sel)?;
+                Ok(t.clone())
+            }
+            SchemaSource::Block(b) => {
+                no_selector(sel)?;
+                Ok(b.implied_type())
+            }
+            SchemaSource::Document(doc) => Ok(doc.select(sel)?.implied_type()),
+        }
+    }
+
+    /// The selected block (for its `min_items` / `max_items`); `None` for a type source.
+    /// Fails exactly when [`SchemaSource::select`] fails.
+    pub fn select_block(&self, sel: &SchemaSelector) -> Result<Option<&Block>, SchemaError> {
+        match self {
+            SchemaSource::Type(_) => no_selector(sel).map(|()| None),
+            SchemaSource::Block(b) => no_selector(sel).map(|()| Some(b)),
+            SchemaSource::Document(doc) => doc.select(sel).map(Some),
+        }
+    }
+}
+
+fn no_selector(sel: &SchemaSelector) -> Result<(), SchemaError> {
+    if sel.resource.is_some() || sel.data_source.is_some() || sel.provider.is_some() {
+        return Err(SchemaError::new(
+            "--resource/--data-source/--provider need a providers-schema document \
+             (with \"provider_schemas\")",
+        ));
+    }
+    Ok(())
+}
+
+impl ProviderSchemas {
+    /// Parses a whole `providers schema -json` document (the text must have
+    /// `provider_schemas`).
+    pub fn parse(text: &str) -> Result<ProviderSchemas, SchemaError> {
+        match SchemaSource::parse(text)? {
+            SchemaSource::Document(doc) => Ok(doc),
+            _ => Err(SchemaError::new(
+                "not a providers-schema document (no \"provider_schemas\")",
+            )),
+        }
+    }
+
+    fn from_json_map(top: &Map<String, Json>) -> Result<ProviderSchemas, SchemaError> {
+        let root = &Path::ROOT;
+        let format_version = match top.get("format_version") {
+            None | Some(Json::Null) => None,
+            Some(Json::String(s)) => Some(s.clone()),
+            Some(other) => return Err(expected(root, "format_version", "a string", other)),
+        };
+        let mut providers = BTreeMap::new();
+        let provs = object_member(top, "provider_schemas", root)?;
+        for (addr, p) in provs.into_iter().flatten() {
+            let path = root.push("provider", Some(addr));
+            let p = match p {
+                Json::Null => continue,
+                Json::Object(p) => p,
+                other => return Err(expected(&path, "", "an object", other)),
+            };
+            let provider = match p.get("provider") {
+                None | Some(Json::Null) => None,
+                Some(Json::Object(s)) => Some(schema(s, &path.push("provider config", None))?),
+                Some(other) => return Err(expected(&path, "provider", "an object", other)),
+            };
+            let resources = schema_map(p, "resource_schemas", "resource", &path)?;
+            let data_sources = schema_map(p, "data_source_schemas", "data source", &path)?;
+            providers.insert(
+                addr.clone(),
+                ProviderSchema {
+                    provider,
+                    resources,
+                    data_sources,
+                },
+            );
+        }
+        Ok(ProviderSchemas {
+            format_version,
+            providers,
+        })
+    }
+
+    /// The provider with this exact address.
+    pub fn provider(&self, address: &str) -> Option<&ProviderSchema> {
+        self.providers.get(address)
+    }
+
+    /// The schema of resource type `type_name` of the provider with this exact address.
+    pub fn resource(&self, address: &str, type_name: &str) -> Option<&Schema> {
+        self.providers.get(address)?.resources.get(type_name)
+    }
+
+    /// The schema of data source `type_name` of the provider with this exact address.
+    pub fn data_source(&self, address: &str, type_name: &str) -> Option<&Schema> {
+        self.providers.get(address)?.data_sources.get(type_name)
+    }
+
+    /// Finds a provider by its full address or by the address's last path segment (`aws`
+    /// for `registry.terraform.io/hashicorp/aws`). An exact address wins; otherwise the
+    /// segment must match exactly one provider.
+    pub fn find_provider(&self, name: &str) -> Result<(&str, &ProviderSchema), SchemaError> {
+        if let Some((k, p)) = self.providers.get_key_value(name) {
+            return Ok((k.as_str(), p));
+        }
+        let hits: Vec<(&String, &ProviderSchema)> = self
+            .providers
+            .iter()
+            .filter(|(k, _)| last_segment(k) == name)
+            .collect();
+        match hits.as_slice() {
+            [(k, p)] => Ok((k.as_str(), p)),
+            [] => Err(SchemaError::new(format!(
+                "provider {name:?} not found (have {})",
+                join(self.providers.keys())
+            ))),
+            _ => Err(SchemaError::new(format!(
+                "provider {name:?} is ambiguous ({})",
+                join(hits.iter().map(|(k, _)| *k))
+            ))),
+        }
+    }
+
+    /// The block a selector picks: `resource` or `data_source` by name (at most one of the
+    /// two), narrowed by `provider` if given; or the provider config schema when only
+    /// `provider` is given. A name that several providers have needs `provider`.
+    pub fn select<'a>(&'a self, sel: &SchemaSelector) -> Result<&'a Block, SchemaError> {
+        let (kind, name) = match (&sel.resource, &sel.data_source) {
+            (Some(_), Some(_)) => {
+                return Err(SchemaError::new(
+                    "give at most one of --resource and --data-source",
+                ))
+            }
+            (Some(r), None) => ("resource", r.as_str()),
+            (None, Some(d)) => ("data source", d.as_str()),
+            (None, None) => {
+                let Some(p) = &sel.provider else {
+                    return Err(SchemaError::new(
+                        "a providers-schema document needs --resource NAME, --data-source NAME \
+                         or --provider PROVIDER",
+                    ));
+                };
+                let (addr, prov) = self.find_provider(p)?;
+                return match &prov.provider {
+                    Some(s) => Ok(&s.block),
+                    None => Err(SchemaError::new(format!(
+                        "provider {addr:?} has no provider config schema"
+                    ))),
+                };
+            }
+        };
+        let get = |p: &'a ProviderSchema| -> Option<&'a Schema> {
+            let map = if kind == "resource" {
+                &p.resources
+            } else {
+                &p.data_sources
+            };
+            map.get(name)
+        };
+        if let Some(p) = &sel.provider {
+            let (addr, prov) = self.find_provider(p)?;
+            return get(prov).map(|s| &s.block).ok_or_else(|| {
+                SchemaError::new(format!("{kind} {name:?} not found in provider {addr:?}"))
+            });
+        }
+        let hits: Vec<(&String, &Schema)> = self
+            .providers
+            .iter()
+            .filter_map(|(k, p)| get(p).map(|s| (k, s)))
+            .collect();
+        match hits.as_slice() {
+            [(_, s)] => Ok(&s.block),
+            [] => Err(SchemaError::new(format!(
+                "{kind} {name:?} not found in the providers-schema document"
+            ))),
+            _ => Err(SchemaError::new(format!(
+                "{kind} {name:?} is in several providers; add --provider ({})",
+                join(hits.iter().map(|(k, _)| *k))
+            ))),
+        }
+    }
+}
+
+fn last_segment(addr: &str) -> &str {
+    addr.rsplit('/').next().unwrap_or(addr)
+}
+
+fn join<'a>(names: impl Iterator<Item = &'a String>) -> String {
+    names.map(String::as_str).collect::<Vec<_>>().join(", ")
+}
+
+/// Where in the document a value is, for messages: a chain of `label "name"` steps.
+struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    label: &'static str,
+    name: Option<&'a str>,
+}
+
+impl Path<'static> {
+    const ROOT: Path<'static> = Path {
+        parent: None,
+        label: "",
+        name: None,
+    };
+}
+
+impl<'a> Path<'a> {
+    fn push(&'a self, label: &'static str, name: Option<&'a str>) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            label,
+            name,
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    /// Writes `step: step: ` (each step followed by `: `); nothing at the root.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(parent) = self.parent else {
+            return Ok(());
+        };
+        write!(f, "{parent}{}", self.label)?;
+        if let Some(name) = self.name {
+            f.write_str(" ")?;
+            super::write_json_string(f, name)?;
+        }
+        f.write_str(": ")
+    }
+}
+
+/// `found` text for messages: the JSON kind, or the number itself.
+fn found(v: &Json) -> String {
+    match v {
+        Json::Null => "null".into(),
+        Json::Bool(_) => "a boolean".into(),
+        Json::Number(n) => n.to_string(),
+        Json::String(_) => "a string".into(),
+        Json::Array(_) => "an array".into(),
+        Json::Object(_) => "an object".into(),
+    }
+}
+
+#[cold]
+fn expected(path: &Path<'_>, member: &str, what: &str, v: &Json) -> SchemaError {
+    let member = if member.is_empty() {
+        String::new()
+    } else {
+        format!("{member}: ")
+    };
+    SchemaError::new(format!("{path}{member}expected {what}, found {}", found(v)))
+}
+
+#[cold]
+fn error_at(path: &Path<'_>, msg: impl fmt::Display) -> SchemaError {
+    SchemaError::new(format!("{path}{msg}"))
+}
+
+/// `obj[key]` as an object; `None` when absent or null.
+fn object_member<'j>(
+    obj: &'j Map<String, Json>,
+    key: &str,
+    path: &Path<'_>,
+) -> Result<Option<&'j Map<String, Json>>, SchemaError> {
+    match obj.get(key) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::Object(m)) => Ok(Some(m)),
+        Some(other) => Err(expected(path, key, "an object", other)),
+    }
+}
+
+fn bool_member(obj: &Map<String, Json>, key: &str, path: &Path<'_>) -> Result<bool, SchemaError> {
+    match obj.get(key) {
+        None | Some(Json::Null) => Ok(false),
+        Some(Json::Bool(b)) => Ok(*b),
+        Some(other) => Err(expected(path, key, "a boolean", other)),
+    }
+}
+
+fn u64_member(obj: &Map<String, Json>, key: &str, path: &Path<'_>) -> Result<u64, SchemaError> {
+    match obj.get(key) {
+        None | Some(Json::Null) => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| expected(path, key, "a non-negative integer", v)),
+    }
+}
+
+/// A nesting mode name: `Ok(None)` for an unknown name (or an absent / null one).
+fn nesting_member(
+    obj: &Map<String, Json>,
+    path: &Path<'_>,
+) -> Result<Option<NestingMode>, SchemaError> {
+    match obj.get("nesting_mode") {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => Ok(NestingMode::from_name(s)),
+        Some(other) => Err(expected(path, "nesting_mode", "a string", other)),
+    }
+}
+
+fn schema_map(
+    provider: &Map<String, Json>,
+    key: &str,
+    label: &'static str,
+    path: &Path<'_>,
+) -> Result<HashMap<String, Schema>, SchemaError> {
+    let mut out = HashMap::new();
+    for (name, s) in object_member(provider, key, path)?.into_iter().flatten() {
+        let path = path.push(label, Some(name));
+        match s {
+            Json::Null => continue,
+            Json::Object(s) => {
+                out.insert(name.clone(), schema(s, &path)?);
+            }
+            other => return Err(expected(&path, "", "an object", other)),
+        }
+    }
+    Ok(out)
+}
+
+/// `{"version":n,"block":{…}}`.
+fn schema(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Schema, SchemaError> {
+    let version = match obj.get("version") {
+        None | Some(Json::Null) => 0,
+        Some(v) => v
+            .as_i64()
+            .ok_or_else(|| expected(path, "version", "an integer", v))?,
+    };
+    let block = match object_member(obj, "block", path)? {
+        None => Block::default(),
+        Some(b) => block(b, path)?,
+    };
+    Ok(Schema { version, block })
+}
+
+fn block(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Block, SchemaError> {
+    let attributes = attributes(obj, path)?;
+    let mut block_types = Vec::new();
+    for (name, bt) in object_member(obj, "block_types", path)?
+        .into_iter()
+        .flatten()
+    {
+        // Terraform skips a block type that has an attribute's name (it is still checked,
+        // except that it may be null).
+        let shadowed = attributes.iter().any(|(n, _)| n == name);
+        if shadowed && bt.is_null() {
+            continue;
+        }
+        let path = path.push("block type", Some(name));
+        let Json::Object(bt) = bt else {
+            return Err(expected(&path, "", "an object", bt));
+        };
+        let nesting = nesting_member(bt, &path)?;
+        let inner = match object_member(bt, "block", &path)? {
+            None => Block::default(),
+            Some(b) => block(b, &path)?,
+        };
+        let nested = NestedBlock {
+            nesting,
+            block: inner,
+            min_items: u64_member(bt, "min_items", &path)?,
+            max_items: u64_member(bt, "max_items", &path)?,
+        };
+        if !shadowed {
+            block_types.push((name.clone(), nested));
+        }
+    }
+    Ok(Block {
+        attributes,
+        block_types,
+    })
+}
+
+/// The `attributes` member of a block or nested type.
+fn attributes(
+    obj: &Map<String, Json>,
+    path: &Path<'_>,
+) -> Result<Vec<(String, Attribute)>, SchemaError> {
+    let mut out = Vec::new();
+    for (name, a) in object_member(obj, "attributes", path)?
+        .into_iter()
+        .flatten()
+    {
+        let path = path.push("attribute", Some(name));
+        let Json::Object(a) = a else {
+            return Err(expected(&path, "", "an object", a));
+        };
+        out.push((name.clone(), attribute(a, &path)?));
+    }
+    Ok(out)
+}
+
+fn attribute(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Attribute, SchemaError> {
+    let ty = obj.get("type").filter(|t| !t.is_null());
+    let nested = object_member(obj, "nested_type", path)?;
+    let kind = match (ty, nested) {
+        (Some(_), Some(_)) => return Err(error_at(path, "both type and nested_type are set")),
+        (None, None) => return Err(error_at(path, "neither type nor nested_type is set")),
+        (Some(t), None) => AttributeKind::Type(
+            Type::from_json_value(t)
+                .map_err(|e| error_at(path, format_args!("invalid type {t}: {}", e.message())))?,
+        ),
+        (None, Some(n)) => {
+            let npath = path.push("nested_type", None);
+            let nesting = match nesting_member(n, &npath)? {
+                Some(NestingMode::Group) => Some(NestingMode::Single),
+                other => other,
+            };
+            AttributeKind::Nested(NestedType {
+                attributes: attributes(n, &npath)?,
+                nesting,
+            })
+        }
+    };
+    Ok(Attribute {
+        kind,
+        required: bool_member(obj, "required", path)?,
+        optional: bool_member(obj, "optional", path)?,
+        computed: bool_member(obj, "computed", path)?,
+    })
+}

@@ -1,0 +1,300 @@
+//! cty type constraints ([`Type`]) and their compact JSON form.
+//!
+//! The grammar is go-cty's `Type.UnmarshalJSON`: the primitives `"bool"`, `"number"`,
+//! `"string"`, `"dynamic"`; `["list",T]`, `["set",T]`, `["map",T]`, `["tuple",[T…]]`,
+//! `["object",{name:T…}]` and `["object",{…},["optional",…]]`. Printing follows
+//! `Type.MarshalJSON`: compact, attribute names sorted, the optional list only when non-empty.
+
+use std::fmt;
+
+use serde_json::Value as Json;
+
+use crate::error::SchemaError;
+
+/// Deepest type JSON nesting the parser accepts (serde_json's own recursion limit is 128).
+pub const MAX_TYPE_DEPTH: usize = 100;
+
+/// A cty type constraint.
+///
+/// ```
+/// use tfwire::Type;
+/// let t = Type::from_json(r#"["list",["object",{"b":"number","a":"string"}]]"#).unwrap();
+/// assert_eq!(t.to_string(), r#"["list",["object",{"a":"string","b":"number"}]]"#);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Type {
+    /// `"bool"`.
+    Bool,
+    /// `"number"`: arbitrary-precision.
+    Number,
+    /// `"string"`.
+    String,
+    /// `"dynamic"`: the concrete type travels with the value.
+    Dynamic,
+    /// `["list",T]`.
+    List(Box<Type>),
+    /// `["set",T]`.
+    Set(Box<Type>),
+    /// `["map",T]`.
+    Map(Box<Type>),
+    /// `["object",{…}]`, possibly with optional attributes.
+    Object(ObjectType),
+    /// `["tuple",[…]]`.
+    Tuple(Vec<Type>),
+}
+
+/// The attributes of an object type, sorted by name (byte order, as go-cty sorts them).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectType {
+    attrs: Vec<(String, Type)>,
+    optional: Vec<String>,
+}
+
+impl ObjectType {
+    /// Builds an object type. Names are sorted; a repeated name keeps its last type (as go-cty);
+    /// every optional name must be an attribute.
+    pub fn new<I, S>(attrs: I, optional: &[&str]) -> Result<ObjectType, SchemaError>
+    where
+        I: IntoIterator<Item = (S, Type)>,
+        S: Into<String>,
+    {
+        let mut map = std::collections::BTreeMap::new();
+        for (name, ty) in attrs {
+            map.insert(name.into(), ty);
+        }
+        let attrs: Vec<(String, Type)> = map.into_iter().collect();
+        let mut opt: Vec<String> = Vec::new();
+        for name in optional {
+            if attrs.binary_search_by(|(n, _)| n.as_str().cmp(name)).is_err() {
+                return Err(SchemaError::new(format!(
+                    "optional attribute {name:?} is not an attribute of the object type"
+                )));
+            }
+            opt.push((*name).to_string());
+        }
+        opt.sort();
+        opt.dedup();
+        Ok(ObjectType {
+            attrs,
+            optional: opt,
+        })
+    }
+
+    /// The attributes in name order.
+    pub fn attrs(&self) -> &[(String, Type)] {
+        &self.attrs
+    }
+
+    /// Names marked optional (sorted).
+    pub fn optional(&self) -> &[String] {
+        &self.optional
+    }
+
+    /// The type of attribute `name`.
+    pub fn get(&self, name: &str) -> Option<&Type> {
+        self.attrs
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.attrs[i].1)
+    }
+
+    /// The same object without optional markers (Terraform's `WithoutOptionalAttributesDeep`
+    /// applied at this level only).
+    pub fn without_optional(mut self) -> ObjectType {
+        self.optional.clear();
+        self
+    }
+}
+
+impl Type {
+    /// Parses compact type JSON.
+    pub fn from_json(text: &str) -> Result<Type, SchemaError> {
+        Self::from_json_bytes(text.as_bytes())
+    }
+
+    /// Parses compact type JSON from bytes (they must be UTF-8 JSON).
+    pub fn from_json_bytes(bytes: &[u8]) -> Result<Type, SchemaError> {
+        let json: Json = serde_json::from_slice(bytes)
+            .map_err(|e| SchemaError::new(format!("invalid type JSON: {e}")))?;
+        Self::from_json_value(&json)
+    }
+
+    /// Converts an already-parsed JSON value into a type.
+    pub fn from_json_value(json: &Json) -> Result<Type, SchemaError> {
+        parse(json, 0)
+    }
+
+    /// Prints the compact type JSON (go-cty's `MarshalJSON` form).
+    pub fn to_json(&self) -> String {
+        self.to_string()
+    }
+
+    /// True if a `dynamic` appears anywhere inside.
+    pub fn has_dynamic(&self) -> bool {
+        match self {
+            Type::Dynamic => true,
+            Type::Bool | Type::Number | Type::String => false,
+            Type::List(t) | Type::Set(t) | Type::Map(t) => t.has_dynamic(),
+            Type::Object(o) => o.attrs.iter().any(|(_, t)| t.has_dynamic()),
+            Type::Tuple(ts) => ts.iter().any(Type::has_dynamic),
+        }
+    }
+
+    /// Removes optional-attribute markers at every depth.
+    pub fn without_optional_deep(self) -> Type {
+        match self {
+            Type::List(t) => Type::List(Box::new(t.without_optional_deep())),
+            Type::Set(t) => Type::Set(Box::new(t.without_optional_deep())),
+            Type::Map(t) => Type::Map(Box::new(t.without_optional_deep())),
+            Type::Tuple(ts) => Type::Tuple(ts.into_iter().map(Type::without_optional_deep).collect()),
+            Type::Object(o) => Type::Object(ObjectType {
+                attrs: o
+                    .attrs
+                    .into_iter()
+                    .map(|(n, t)| (n, t.without_optional_deep()))
+                    .collect(),
+                optional: Vec::new(),
+            }),
+            t => t,
+        }
+    }
+
+    /// A short name for messages: `string`, `list`, `object`, ….
+    pub fn friendly_name(&self) -> &'static str {
+        match self {
+            Type::Bool => "bool",
+            Type::Number => "number",
+            Type::String => "string",
+            Type::Dynamic => "dynamic",
+            Type::List(_) => "list",
+            Type::Set(_) => "set",
+            Type::Map(_) => "map",
+            Type::Object(_) => "object",
+            Type::Tuple(_) => "tuple",
+        }
+    }
+}
+
+fn err(msg: impl Into<String>) -> SchemaError {
+    SchemaError::new(msg.into())
+}
+
+fn parse(json: &Json, depth: usize) -> Result<Type, SchemaError> {
+    if depth > MAX_TYPE_DEPTH {
+        return Err(err(format!(
+            "type description nested deeper than {MAX_TYPE_DEPTH} levels"
+        )));
+    }
+    match json {
+        Json::String(s) => match s.as_str() {
+            "bool" => Ok(Type::Bool),
+            "number" => Ok(Type::Number),
+            "string" => Ok(Type::String),
+            "dynamic" => Ok(Type::Dynamic),
+            other => Err(err(format!("invalid primitive type name {other:?}"))),
+        },
+        Json::Array(items) => {
+            let Some(Json::String(kind)) = items.first() else {
+                return Err(err("invalid complex type description: expected a kind name"));
+            };
+            let arg = items
+                .get(1)
+                .ok_or_else(|| err(format!("type description {kind:?} lacks its argument")))?;
+            let max_len = if kind == "object" { 3 } else { 2 };
+            if items.len() > max_len {
+                return Err(err("unexpected extra data in type description"));
+            }
+            match kind.as_str() {
+                "list" => Ok(Type::List(Box::new(parse(arg, depth + 1)?))),
+                "set" => Ok(Type::Set(Box::new(parse(arg, depth + 1)?))),
+                "map" => Ok(Type::Map(Box::new(parse(arg, depth + 1)?))),
+                "tuple" => match arg {
+                    Json::Null => Ok(Type::Tuple(Vec::new())),
+                    Json::Array(elems) => Ok(Type::Tuple(
+                        elems
+                            .iter()
+                            .map(|e| parse(e, depth + 1))
+                            .collect::<Result<_, _>>()?,
+                    )),
+                    _ => Err(err("tuple type requires an array of element types")),
+                },
+                "object" => {
+                    let attrs = match arg {
+                        Json::Null => Vec::new(),
+                        Json::Object(map) => map
+                            .iter()
+                            .map(|(k, v)| Ok((k.clone(), parse(v, depth + 1)?)))
+                            .collect::<Result<Vec<_>, SchemaError>>()?,
+                        _ => return Err(err("object type requires an object of attribute types")),
+                    };
+                    let mut optional: Vec<&str> = Vec::new();
+                    if let Some(opt) = items.get(2) {
+                        let Json::Array(names) = opt else {
+                            return Err(err("optional attributes must be an array of names"));
+                        };
+                        for n in names {
+                            let Json::String(n) = n else {
+                                return Err(err("optional attribute names must be strings"));
+                            };
+                            optional.push(n);
+                        }
+                    }
+                    Ok(Type::Object(ObjectType::new(attrs, &optional)?))
+                }
+                other => Err(err(format!("invalid complex type kind name {other:?}"))),
+            }
+        }
+        _ => Err(err("invalid type description")),
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Bool => f.write_str("\"bool\""),
+            Type::Number => f.write_str("\"number\""),
+            Type::String => f.write_str("\"string\""),
+            Type::Dynamic => f.write_str("\"dynamic\""),
+            Type::List(t) => write!(f, "[\"list\",{t}]"),
+            Type::Set(t) => write!(f, "[\"set\",{t}]"),
+            Type::Map(t) => write!(f, "[\"map\",{t}]"),
+            Type::Tuple(ts) => {
+                f.write_str("[\"tuple\",[")?;
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str("]]")
+            }
+            Type::Object(o) => {
+                f.write_str("[\"object\",{")?;
+                for (i, (n, t)) in o.attrs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write_json_string(f, n)?;
+                    write!(f, ":{t}")?;
+                }
+                f.write_str("}")?;
+                if !o.optional.is_empty() {
+                    f.write_str(",[")?;
+                    for (i, n) in o.optional.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(",")?;
+                        }
+                        write_json_string(f, n)?;
+                    }
+                    f.write_str("]")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// Writes `s` as a JSON string literal (escaping as serde_json does).
+pub(crate) fn write_json_string(f: &mut dyn fmt::Write, s: &str) -> fmt::Result {
+    f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?)
+}

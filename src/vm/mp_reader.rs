@@ -1,0 +1,198 @@
+//! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
+//! value of any depth iteratively. Returns `None` at end of input; callers attach offsets.
+
+use rmp::Marker;
+
+/// Cursor over borrowed bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    pub buf: &'a [u8],
+    pub pos: usize,
+}
+
+/// What a skip can run into.
+pub(crate) enum SkipError {
+    /// The input ended.
+    Eof,
+    /// The reserved byte `0xc1` at this offset.
+    Reserved(usize),
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    #[inline(always)]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    #[inline(always)]
+    pub fn peek(&self) -> Option<u8> {
+        self.buf.get(self.pos).copied()
+    }
+
+    #[inline(always)]
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(n)?;
+        let s = self.buf.get(self.pos..end)?;
+        self.pos = end;
+        Some(s)
+    }
+
+    #[inline(always)]
+    pub fn u8(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    #[inline(always)]
+    pub fn be_u16(&mut self) -> Option<u16> {
+        self.take(2).map(|s| u16::from_be_bytes([s[0], s[1]]))
+    }
+
+    #[inline(always)]
+    pub fn be_u32(&mut self) -> Option<u32> {
+        self.take(4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+    }
+
+    #[inline(always)]
+    pub fn be_u64(&mut self) -> Option<u64> {
+        self.take(8).map(|s| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(s);
+            u64::from_be_bytes(b)
+        })
+    }
+
+    /// After a str or bin marker `m` has been consumed: the payload length.
+    #[inline(always)]
+    pub fn str_len(&mut self, m: u8) -> Option<usize> {
+        Some(match m {
+            0xa0..=0xbf => (m & 0x1f) as usize,
+            0xd9 | 0xc4 => self.u8()? as usize,
+            0xda | 0xc5 => self.be_u16()? as usize,
+            _ => self.be_u32()? as usize,
+        })
+    }
+
+    /// Skips one complete value, iteratively.
+    pub fn skip_value(&mut self) -> Result<(), SkipError> {
+        let mut pending: u64 = 1;
+        while pending > 0 {
+            pending -= 1;
+            let at = self.pos;
+            let m = self.u8().ok_or(SkipError::Eof)?;
+            let eof = |_| SkipError::Eof;
+            let skip = match m {
+                0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => 0,
+                0x80..=0x8f => {
+                    pending += 2 * (m & 0x0f) as u64;
+                    0
+                }
+                0x90..=0x9f => {
+                    pending += (m & 0x0f) as u64;
+                    0
+                }
+                0xa0..=0xbf => (m & 0x1f) as usize,
+                0xc1 => return Err(SkipError::Reserved(at)),
+                0xc4 | 0xd9 => self.u8().ok_or(SkipError::Eof)? as usize,
+                0xc5 | 0xda => self.be_u16().ok_or(SkipError::Eof)? as usize,
+                0xc6 | 0xdb => self.be_u32().ok_or(SkipError::Eof)? as usize,
+                0xc7 => self.u8().ok_or(SkipError::Eof)? as usize + 1,
+                0xc8 => self.be_u16().ok_or(SkipError::Eof)? as usize + 1,
+                0xc9 => self.be_u32().ok_or(SkipError::Eof)? as usize + 1,
+                0xca => 4,
+                0xcb => 8,
+                0xcc | 0xd0 => 1,
+                0xcd | 0xd1 => 2,
+                0xce | 0xd2 => 4,
+                0xcf | 0xd3 => 8,
+                0xd4 => 2,
+                0xd5 => 3,
+                0xd6 => 5,
+                0xd7 => 9,
+                0xd8 => 17,
+                0xdc => {
+                    pending += self.be_u16().ok_or(SkipError::Eof)? as u64;
+                    0
+                }
+                0xdd => {
+                    pending += self.be_u32().ok_or(SkipError::Eof)? as u64;
+                    0
+                }
+                0xde => {
+                    pending += 2 * self.be_u16().ok_or(SkipError::Eof)? as u64;
+                    0
+                }
+                0xdf => {
+                    pending += 2 * self.be_u32().ok_or(SkipError::Eof)? as u64;
+                    0
+                }
+            };
+            self.take(skip).map(|_| ()).ok_or(()).map_err(eof)?;
+            // Every pending item needs at least one byte: a claim beyond the input is EOF.
+            if pending > self.remaining() as u64 {
+                return Err(SkipError::Eof);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A MessagePack marker's name for messages (`fixstr`, `array16`, `nil`, …).
+pub(crate) fn marker_name(b: u8) -> &'static str {
+    match Marker::from_u8(b) {
+        Marker::FixPos(_) => "positive fixint",
+        Marker::FixNeg(_) => "negative fixint",
+        Marker::Null => "nil",
+        Marker::True => "true",
+        Marker::False => "false",
+        Marker::U8 => "uint8",
+        Marker::U16 => "uint16",
+        Marker::U32 => "uint32",
+        Marker::U64 => "uint64",
+        Marker::I8 => "int8",
+        Marker::I16 => "int16",
+        Marker::I32 => "int32",
+        Marker::I64 => "int64",
+        Marker::F32 => "float32",
+        Marker::F64 => "float64",
+        Marker::FixStr(_) => "fixstr",
+        Marker::Str8 => "str8",
+        Marker::Str16 => "str16",
+        Marker::Str32 => "str32",
+        Marker::Bin8 => "bin8",
+        Marker::Bin16 => "bin16",
+        Marker::Bin32 => "bin32",
+        Marker::FixArray(_) => "fixarray",
+        Marker::Array16 => "array16",
+        Marker::Array32 => "array32",
+        Marker::FixMap(_) => "fixmap",
+        Marker::Map16 => "map16",
+        Marker::Map32 => "map32",
+        Marker::FixExt1
+        | Marker::FixExt2
+        | Marker::FixExt4
+        | Marker::FixExt8
+        | Marker::FixExt16
+        | Marker::Ext8
+        | Marker::Ext16
+        | Marker::Ext32 => "ext",
+        Marker::Reserved => "reserved byte 0xc1",
+    }
+}
+
+/// True for str and bin markers.
+#[inline(always)]
+pub(crate) fn is_str_or_bin(m: u8) -> bool {
+    matches!(m, 0xa0..=0xbf | 0xd9..=0xdb | 0xc4..=0xc6)
+}
+
+/// True for extension markers (unknown values).
+#[inline(always)]
+pub(crate) fn is_ext(m: u8) -> bool {
+    matches!(m, 0xc7..=0xc9 | 0xd4..=0xd8)
+}
