@@ -15,8 +15,16 @@
 //! `provider "aws": resource "aws_instance": attribute "tags": invalid type ["lst","string"]:
 //! invalid complex type kind name "lst"`.
 //!
-//! A document is read whole, so a malformed entry anywhere in it is an error even when
-//! another entry is selected (the oracle only reads the selected entry).
+//! Differences from the oracle (`ctyoracle --schema`), all on malformed or odd input:
+//! - A document is read whole, so a malformed entry anywhere in it is an error even when
+//!   another entry is selected (the oracle only checks the types and nesting of the whole
+//!   document, and the rest of the selected entry only).
+//! - `version` must be an integer and `format_version` a string (the oracle ignores them).
+//! - Keys match exactly (Go's decoder also takes `Attributes`, `BLOCK`, …).
+//! - A block type shadowed by an attribute is still checked in full (the oracle only checks
+//!   its JSON types); it is left out of the model either way.
+//! - `--provider` equal to a full address picks that provider even if another provider's
+//!   last segment equals it too (the oracle calls that ambiguous).
 //!
 //! ```
 //! use tfwire::schema::{SchemaSelector, SchemaSource};

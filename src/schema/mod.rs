@@ -6,7 +6,7 @@ mod implied;
 mod load;
 mod types;
 
-pub use load::{SchemaSelector, SchemaSource};
+pub use load::{ProviderSchema, ProviderSchemas, Schema, SchemaSelector, SchemaSource};
 pub use types::{ObjectType, Type, MAX_TYPE_DEPTH};
 pub(crate) use types::write_json_string;
 

@@ -1,0 +1,183 @@
+//! Command-line definitions (clap) and the subcommands.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use bumpalo::Bump;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use tfwire::schema::{SchemaSelector, SchemaSource};
+use tfwire::{DecodeOptions, Program};
+
+/// Decode Terraform/OpenTofu DynamicValue bytes (MessagePack) against a provider schema.
+#[derive(Parser, Debug)]
+#[command(name = "tfwire", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Decode one value and print its DUMP (canonical JSON) on stdout.
+    Decode(DecodeArgs),
+    /// Print the implied type JSON of a schema (or the given type).
+    Type(TypeArgs),
+    /// Print the compiled program of a schema or type.
+    Disasm(TypeArgs),
+}
+
+/// Where the type comes from.
+#[derive(Args, Debug)]
+#[group(id = "source", required = true, multiple = false, args = ["schema", "type_json"])]
+struct SourceArgs {
+    /// A schema file: a providers-schema document, a bare block, `{"version":n,"block":…}` or
+    /// `{"type": T}`.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
+    /// A type constraint as JSON, or `@FILE` to read it from a file.
+    #[arg(long = "type", value_name = "JSON")]
+    type_json: Option<String>,
+    /// With a providers-schema document: the resource type.
+    #[arg(long, value_name = "NAME", conflicts_with = "data_source", requires = "schema")]
+    resource: Option<String>,
+    /// With a providers-schema document: the data source.
+    #[arg(long, value_name = "NAME", requires = "schema")]
+    data_source: Option<String>,
+    /// With a providers-schema document: the provider (full address or last segment); alone,
+    /// selects its provider configuration schema.
+    #[arg(long, value_name = "NAME", requires = "schema")]
+    provider: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct TypeArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Format {
+    /// MessagePack (the `msgpack` field of a DynamicValue).
+    Msgpack,
+}
+
+#[derive(Args, Debug)]
+struct DecodeArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Input encoding.
+    #[arg(long, value_enum, default_value = "msgpack")]
+    format: Format,
+    /// Skip object attributes the schema does not have (schema drift) instead of failing.
+    #[arg(long)]
+    skip_unknown_attrs: bool,
+    /// Read attributes missing from a MessagePack object as null instead of failing.
+    #[arg(long)]
+    missing_attrs_null: bool,
+    /// Check LIST/SET blocks' min_items/max_items.
+    #[arg(long)]
+    check_item_counts: bool,
+    /// The input file; `-` or nothing reads standard input.
+    #[arg(value_name = "INPUT")]
+    input: Option<PathBuf>,
+}
+
+/// How a command failed.
+pub enum Failure {
+    /// Bad input data: exit 1.
+    BadInput(String),
+    /// Usage, schema or I/O error: exit 2.
+    Usage(String),
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Decode(args) => decode(args),
+        Command::Type(args) => {
+            let program = compile(&args.source)?;
+            write_stdout(format!("{}\n", program.root_type()).as_bytes())
+        }
+        Command::Disasm(args) => {
+            let program = compile(&args.source)?;
+            write_stdout(program.to_string().as_bytes())
+        }
+    }
+}
+
+fn compile(src: &SourceArgs) -> Result<Program, Failure> {
+    if let Some(text) = &src.type_json {
+        let text = match text.strip_prefix('@') {
+            Some(path) => read_file(&PathBuf::from(path))?,
+            None => text.clone(),
+        };
+        return Program::from_type_json(&text).map_err(|e| Failure::Usage(format!("--type: {e}")));
+    }
+    let Some(path) = &src.schema else {
+        return Err(Failure::Usage("one of --schema or --type is required".into()));
+    };
+    let text = read_file(path)?;
+    let source = SchemaSource::parse(&text)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let sel = SchemaSelector {
+        resource: src.resource.clone(),
+        data_source: src.data_source.clone(),
+        provider: src.provider.clone(),
+    };
+    Program::from_source(&source, &sel).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+}
+
+fn decode(args: DecodeArgs) -> Result<(), Failure> {
+    let program = compile(&args.source)?;
+    let input = read_input(args.input.as_deref())?;
+    let options = DecodeOptions {
+        skip_unknown_attributes: args.skip_unknown_attrs,
+        missing_attributes_null: args.missing_attrs_null,
+        check_item_counts: args.check_item_counts,
+        ..DecodeOptions::default()
+    };
+    let bump = Bump::new();
+    let value = match args.format {
+        Format::Msgpack => program.decode_msgpack_with(&input, &bump, &options),
+    }
+    .map_err(|e| {
+        Failure::BadInput(format!(
+            "error at {} (byte {}): {}",
+            e.display_path(),
+            e.offset(),
+            e.message()
+        ))
+    })?;
+    let mut out = tfwire::dump::to_string(&program, value);
+    out.push('\n');
+    write_stdout(out.as_bytes())
+}
+
+fn read_file(path: &std::path::Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+}
+
+fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>, Failure> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::read(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))
+        }
+        _ => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| Failure::Usage(format!("standard input: {e}")))?;
+            Ok(buf)
+        }
+    }
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is not an error worth reporting.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::Usage(format!("standard output: {e}"))),
+    }
+}
