@@ -3,11 +3,13 @@
 
 use std::path::PathBuf;
 
-/// The shared checkout (`$TFWIRE_SHARED`, default `/work/shared`) with the corpus and the
-/// oracle, or `None` when it is absent. Tests that need it print `skip_msg` and pass then.
+/// The shared checkout (`$TFWIRE_SHARED`, default `../shared` beside the repository) with the
+/// corpus and the oracle, or `None` when it is absent. Tests that need it print `skip_msg`
+/// and pass then.
 pub fn shared_dir(skip_msg: &str) -> Option<PathBuf> {
-    let dir =
-        PathBuf::from(std::env::var_os("TFWIRE_SHARED").unwrap_or_else(|| "/work/shared".into()));
+    let dir = std::env::var_os("TFWIRE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("shared"));
     if dir.is_dir() {
         Some(dir)
     } else {
