@@ -94,7 +94,7 @@ impl Compiler {
                 }
                 let span = span(self.program.attr_names.len(), attrs.len());
                 for (name, op) in &attrs {
-                    self.program.attr_keys.push(msgpack_key(name));
+                    self.program.attr_keys.push(EncodedKey::new(name));
                     self.program.attr_names.push(name.clone());
                     self.program.attr_ops.push(*op);
                 }
@@ -135,8 +135,70 @@ fn span(start: usize, len: usize) -> Span {
     }
 }
 
+/// An object key pre-encoded as MessagePack (header and bytes, as go-cty writes it), with the
+/// first 32 bytes also held as two masked 128-bit words: matching the input against the key
+/// expected next is then two loads, two XORs and two masks instead of a `memcmp` call.
+pub(crate) struct EncodedKey {
+    lo: u128,
+    hi: u128,
+    lo_mask: u128,
+    hi_mask: u128,
+    bytes: Box<[u8]>,
+}
+
+impl EncodedKey {
+    pub(crate) fn new(name: &str) -> EncodedKey {
+        let bytes = msgpack_key(name);
+        let mut padded = [0u8; 32];
+        let n = bytes.len().min(32);
+        padded[..n].copy_from_slice(&bytes[..n]);
+        let mask = |len: usize| -> u128 {
+            match len {
+                0 => 0,
+                16.. => u128::MAX,
+                l => (1u128 << (8 * l)) - 1,
+            }
+        };
+        let mut lo_bytes = [0u8; 16];
+        let mut hi_bytes = [0u8; 16];
+        lo_bytes.copy_from_slice(&padded[..16]);
+        hi_bytes.copy_from_slice(&padded[16..]);
+        EncodedKey {
+            lo: u128::from_le_bytes(lo_bytes),
+            hi: u128::from_le_bytes(hi_bytes),
+            lo_mask: mask(n.min(16)),
+            hi_mask: mask(n.saturating_sub(16)),
+            bytes,
+        }
+    }
+
+    /// Length of the encoded key in bytes.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True if `buf[at..]` starts with this key.
+    #[inline(always)]
+    pub(crate) fn matches(&self, buf: &[u8], at: usize) -> bool {
+        if self.bytes.len() <= 32 {
+            if let Some(chunk) = buf.get(at..).and_then(|s| s.first_chunk::<32>()) {
+                let (l, h) = chunk.split_at(16);
+                let mut lo_bytes = [0u8; 16];
+                let mut hi_bytes = [0u8; 16];
+                lo_bytes.copy_from_slice(l);
+                hi_bytes.copy_from_slice(h);
+                let lo = u128::from_le_bytes(lo_bytes);
+                let hi = u128::from_le_bytes(hi_bytes);
+                return (lo ^ self.lo) & self.lo_mask == 0 && (hi ^ self.hi) & self.hi_mask == 0;
+            }
+        }
+        buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes))
+    }
+}
+
 /// The shortest MessagePack str encoding of `name` (header and bytes), as go-cty writes keys.
-pub(crate) fn msgpack_key(name: &str) -> Box<[u8]> {
+fn msgpack_key(name: &str) -> Box<[u8]> {
     let n = name.len();
     let mut out = Vec::with_capacity(n + 5);
     if n < 32 {

@@ -88,7 +88,7 @@ pub(crate) enum Op {
 pub struct Program {
     pub(crate) ops: Vec<Op>,
     pub(crate) attr_names: Vec<Box<str>>,
-    pub(crate) attr_keys: Vec<Box<[u8]>>,
+    pub(crate) attr_keys: Vec<crate::compile::EncodedKey>,
     pub(crate) attr_ops: Vec<OpId>,
     pub(crate) tuple_elems: Vec<OpId>,
     pub(crate) root: OpId,

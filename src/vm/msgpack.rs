@@ -1,13 +1,15 @@
 //! The MessagePack executor: runs a [`Program`] over borrowed MessagePack bytes in one forward
 //! pass with an explicit stack, building [`Value`]s in a bumpalo arena.
 //!
-//! Object keys are first compared with the key expected after the last match (go-cty writes
-//! keys sorted, so this almost always hits: one length-and-bytes compare against the
-//! pre-encoded key); a miss falls back to a binary search over the sorted attribute names.
+//! The frame being filled lives in a local (`cur`), its ancestors on the stack. Each container
+//! kind has a tight loop that decodes scalar children inline and stops only to push a child
+//! container. Object keys are first compared with the key expected after the last match
+//! (go-cty writes keys sorted, so this almost always hits: one masked wide compare against
+//! the pre-encoded key); a miss falls back to a binary search over the sorted names.
 
 use bumpalo::Bump;
 
-use super::mp_reader::{is_ext, Reader};
+use super::mp_reader::Reader;
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
 use crate::value::{Dynamic, Value};
@@ -28,19 +30,38 @@ pub(crate) fn decode<'a>(
         seen_bits: Vec::new(),
         options: *options,
     };
-    let value = vm.run(program.root)?;
+    let mut cur = Frame::new(Kind::Root { value: Value::Null }, 1, 0);
+    let value = match vm.run(&mut cur) {
+        Ok(v) => v,
+        Err(p) => return Err(vm.fail(&cur, p)),
+    };
     if vm.r.remaining() > 0 {
-        return Err(vm.fail(
+        let p = Pending::new(
             ErrorKind::TrailingBytes,
             vm.r.pos,
             format!("{} bytes after the value", vm.r.remaining()),
-        ));
+        );
+        return Err(vm.fail(&Frame::new(Kind::Root { value }, 1, 0), p));
     }
     Ok(value)
 }
 
+/// An error found in the hot loop, turned into a [`DecodeError`] (with its path) once the
+/// frames are no longer borrowed. One word.
+pub(super) struct Pending(pub(super) Box<(ErrorKind, usize, String)>);
+
+impl Pending {
+    #[cold]
+    #[inline(never)]
+    pub(super) fn new(kind: ErrorKind, at: usize, message: String) -> Pending {
+        Pending(Box::new((kind, at, message)))
+    }
+}
+
 /// A container under construction.
 pub(super) enum Kind<'a> {
+    /// The bottom frame: its one child is the whole value.
+    Root { value: Value<'a> },
     /// List or set: `elem` for every element.
     Seq {
         out: &'a mut [Value<'a>],
@@ -62,11 +83,11 @@ pub(super) enum Kind<'a> {
         attrs: Span,
         /// Index of the attribute expected next (keys arrive sorted).
         next: u32,
-        /// Attribute being decoded (for paths), `u32::MAX` between entries.
+        /// Attribute being decoded (for paths), `u32::MAX` for an unknown key being skipped.
         current: u32,
         /// Offset in `seen_bits` once keys arrived out of order, else `u32::MAX`.
         bits: u32,
-        /// Object key being skipped or rejected, for paths.
+        /// An unknown key being skipped, for paths.
         raw_key: &'a str,
     },
     /// A dynamic wrapper: the value inside runs in `sub`; `outer` is restored after it.
@@ -83,12 +104,25 @@ pub(super) struct Frame<'a> {
     pub(super) index: u32,
     /// Entries on the wire.
     pub(super) len: u32,
-    /// Offset of the container's header (item-count errors point there).
+    /// Offset of the container's header.
     pub(super) start: usize,
     /// An unknown value was seen inside (for the item-count check).
     pub(super) unknown_inside: bool,
     /// A map's or object's key has been read and its value is being decoded (for paths).
     pub(super) in_value: bool,
+}
+
+impl<'a> Frame<'a> {
+    pub(super) fn new(kind: Kind<'a>, len: u32, start: usize) -> Frame<'a> {
+        Frame {
+            kind,
+            index: 0,
+            len,
+            start,
+            unknown_inside: false,
+            in_value: false,
+        }
+    }
 }
 
 pub(super) struct Vm<'a> {
@@ -101,221 +135,206 @@ pub(super) struct Vm<'a> {
     pub(super) options: DecodeOptions,
 }
 
-/// The result of starting a value: done, or a container pushed on the stack.
-pub(super) enum Start<'a> {
+/// A child value: finished, or a container frame to fill.
+pub(super) enum Item<'a> {
     Done(Value<'a>),
-    Pushed,
+    Push(Frame<'a>),
 }
 
 impl<'a> Vm<'a> {
-    fn run(&mut self, root: OpId) -> Result<Value<'a>, DecodeError> {
-        let mut op = root;
+    /// Fills frames until the root is complete. On error, `cur` is the innermost frame.
+    fn run(&mut self, cur: &mut Frame<'a>) -> Result<Value<'a>, Pending> {
         loop {
-            let mut value = match self.start(op)? {
-                Start::Done(v) => v,
-                Start::Pushed => match self.next_child()? {
-                    Some(next) => {
-                        op = next;
-                        continue;
-                    }
-                    None => self.finish()?,
-                },
+            let child = match cur.kind {
+                Kind::Seq { .. } => self.fill_seq(cur)?,
+                Kind::Object { .. } => self.fill_object(cur)?,
+                Kind::Map { .. } => self.fill_map(cur)?,
+                Kind::Tuple { .. } => self.fill_tuple(cur)?,
+                Kind::Root { .. } | Kind::Dynamic { .. } => self.fill_single(cur)?,
             };
-            // Store the finished value in its parent; finish parents that are complete.
-            loop {
-                let Some(top) = self.stack.last_mut() else {
-                    return Ok(value);
-                };
-                if self.options.check_item_counts && matches!(value, Value::Unknown(_)) {
-                    top.unknown_inside = true;
-                }
-                store(top, value);
-                match self.next_child()? {
-                    Some(next) => {
-                        op = next;
-                        break;
+            match child {
+                Some(frame) => {
+                    if self.stack.len() >= self.options.limits.max_depth as usize {
+                        return Err(Pending::new(
+                            ErrorKind::Limit,
+                            frame.start,
+                            format!(
+                                "nesting deeper than max_depth ({})",
+                                self.options.limits.max_depth
+                            ),
+                        ));
                     }
-                    None => value = self.finish()?,
+                    self.stack.push(std::mem::replace(cur, frame));
+                }
+                None => {
+                    self.check_complete(cur)?;
+                    let Some(parent) = self.stack.pop() else {
+                        let Kind::Root { value } = cur.kind else {
+                            unreachable!("the bottom frame is the root")
+                        };
+                        return Ok(value);
+                    };
+                    let done = std::mem::replace(cur, parent);
+                    let value = self.build(done);
+                    if self.options.check_item_counts && matches!(value, Value::Unknown(_)) {
+                        cur.unknown_inside = true;
+                    }
+                    store(cur, value);
                 }
             }
         }
     }
 
-    /// Reads the header of a value of op `op`: a scalar is decoded at once, a container is
-    /// pushed.
-    #[inline]
-    fn start(&mut self, op: OpId) -> Result<Start<'a>, DecodeError> {
-        let at = self.r.pos;
-        let Some(m) = self.r.peek() else {
-            return Err(self.eof(at));
+    /// Decodes elements of a list or set until one is a container.
+    #[inline(always)]
+    fn fill_seq(&mut self, cur: &mut Frame<'a>) -> Result<Option<Frame<'a>>, Pending> {
+        let Kind::Seq { out, elem, .. } = &mut cur.kind else {
+            return Ok(None);
         };
-        if m == 0xc0 {
-            self.r.pos += 1;
-            return Ok(Start::Done(Value::Null));
-        }
-        if is_ext(m) {
-            return self.unknown(op, at).map(Start::Done);
-        }
-        let code = self.prog.op(op);
-        match code {
-            Op::String => self.string(m, at).map(|s| Start::Done(Value::String(s))),
-            Op::Number => self.number(m, at).map(|n| Start::Done(Value::Number(n))),
-            Op::Bool => match m {
-                0xc2 | 0xc3 => {
-                    self.r.pos += 1;
-                    Ok(Start::Done(Value::Bool(m == 0xc3)))
+        let (elem, code) = (*elem, self.prog.op(*elem));
+        while let Some(slot) = out.get_mut(cur.index as usize) {
+            match self.item(code, elem)? {
+                Item::Done(v) => {
+                    if self.options.check_item_counts && matches!(v, Value::Unknown(_)) {
+                        cur.unknown_inside = true;
+                    }
+                    *slot = v;
+                    cur.index += 1;
                 }
-                _ => Err(self.mismatch("bool", m, at)),
-            },
-            Op::List { elem, items } | Op::Set { elem, items } => {
-                let set = matches!(code, Op::Set { .. });
-                let len = self.array_len(m, at, if set { "set" } else { "list" })?;
-                let out = self.bump.alloc_slice_fill_copy(len as usize, Value::Null);
-                self.push(Kind::Seq { out, elem, set, items }, len, at)
+                Item::Push(f) => return Ok(Some(f)),
             }
-            Op::Tuple { elems } => {
-                let len = self.array_len(m, at, "tuple")?;
-                if len != elems.len {
-                    return Err(self.fail(
-                        ErrorKind::WrongLength,
-                        at,
-                        format!("a tuple of length {} is required ({len} given)", elems.len),
-                    ));
-                }
-                let out = self.bump.alloc_slice_fill_copy(len as usize, Value::Null);
-                self.push(Kind::Tuple { out, elems }, len, at)
-            }
-            Op::Map { elem } => {
-                let len = self.map_len(m, at, "map")?;
-                let out = self
-                    .bump
-                    .alloc_slice_fill_copy(len as usize, ("", Value::Null));
-                self.push(Kind::Map { out, elem }, len, at)
-            }
-            Op::Object { attrs } => {
-                let len = self.map_len(m, at, "object")?;
-                let out = self
-                    .bump
-                    .alloc_slice_fill_copy(attrs.len as usize, Value::Null);
-                let kind = Kind::Object {
-                    out,
-                    op,
-                    attrs,
-                    next: 0,
-                    current: u32::MAX,
-                    bits: u32::MAX,
-                    raw_key: "",
-                };
-                self.push(kind, len, at)
-            }
-            Op::Dynamic => self.dynamic(m, at),
         }
+        Ok(None)
     }
 
-    pub(super) fn push(&mut self, kind: Kind<'a>, len: u32, start: usize) -> Result<Start<'a>, DecodeError> {
-        let limits = self.options.limits;
-        if self.stack.len() >= limits.max_depth as usize {
-            let msg = format!("nesting deeper than max_depth ({})", limits.max_depth);
-            return Err(self.fail(ErrorKind::Limit, start, msg));
-        }
-        if len > limits.max_container_len {
-            let msg = format!(
-                "{len} elements exceed max_container_len ({})",
-                limits.max_container_len
-            );
-            return Err(self.fail(ErrorKind::Limit, start, msg));
-        }
-        self.stack.push(Frame {
-            kind,
-            index: 0,
-            len,
-            start,
-            unknown_inside: false,
-            in_value: false,
-        });
-        Ok(Start::Pushed)
-    }
-
-    /// The op of the next child of the top frame, reading an object's or map's key first;
-    /// `None` when the container is complete.
-    #[inline]
-    fn next_child(&mut self) -> Result<Option<OpId>, DecodeError> {
+    #[inline(always)]
+    fn fill_tuple(&mut self, cur: &mut Frame<'a>) -> Result<Option<Frame<'a>>, Pending> {
+        let Kind::Tuple { out, elems } = &mut cur.kind else {
+            return Ok(None);
+        };
         let prog = self.prog;
-        let Some(top) = self.stack.last_mut() else {
-            return Ok(None);
-        };
-        if top.index >= top.len {
-            return Ok(None);
-        }
-        match &mut top.kind {
-            Kind::Seq { elem, .. } => Ok(Some(*elem)),
-            Kind::Tuple { elems, .. } => Ok(prog
-                .tuple_elems
-                .get(elems.start as usize + top.index as usize)
-                .copied()),
-            Kind::Map { elem, .. } => {
-                let elem = *elem;
-                let key = self.map_key()?;
-                if let Some(Frame {
-                    kind: Kind::Map { out, .. },
-                    index,
-                    in_value,
-                    ..
-                }) = self.stack.last_mut()
-                {
-                    if let Some(slot) = out.get_mut(*index as usize) {
-                        slot.0 = key;
+        let ops = &prog.tuple_elems[elems.range()];
+        while let (Some(slot), Some(&op)) = (out.get_mut(cur.index as usize), ops.get(cur.index as usize)) {
+            match self.item(prog.op(op), op)? {
+                Item::Done(v) => {
+                    if self.options.check_item_counts && matches!(v, Value::Unknown(_)) {
+                        cur.unknown_inside = true;
                     }
-                    *in_value = true;
+                    *slot = v;
+                    cur.index += 1;
                 }
-                Ok(Some(elem))
-            }
-            Kind::Object { .. } => self.object_key(),
-            Kind::Dynamic { sub, .. } => {
-                let sub = *sub;
-                self.prog = sub;
-                Ok(Some(sub.root))
+                Item::Push(f) => return Ok(Some(f)),
             }
         }
+        Ok(None)
     }
 
-    /// Pops the complete top frame and builds its value.
-    fn finish(&mut self) -> Result<Value<'a>, DecodeError> {
-        if let Some(frame) = self.stack.last() {
-            // Checks that may fail run while the frame is still on the stack (for the path).
-            match &frame.kind {
-                Kind::Seq {
-                    out, elem, items, ..
-                } => {
-                    if self.options.check_item_counts && !items.is_none() && !frame.unknown_inside {
-                        let n = out.len() as u64;
-                        if n < items.min || (items.max > 0 && n > items.max) {
-                            let msg = item_count_message(n, *items);
-                            return Err(self.fail(ErrorKind::ItemCount, frame.start, msg));
+    #[inline(always)]
+    fn fill_map(&mut self, cur: &mut Frame<'a>) -> Result<Option<Frame<'a>>, Pending> {
+        let Kind::Map { out, elem } = &mut cur.kind else {
+            return Ok(None);
+        };
+        let (elem, code) = (*elem, self.prog.op(*elem));
+        while let Some(slot) = out.get_mut(cur.index as usize) {
+            slot.0 = self.map_key()?;
+            cur.in_value = true;
+            match self.item(code, elem)? {
+                Item::Done(v) => {
+                    if self.options.check_item_counts && matches!(v, Value::Unknown(_)) {
+                        cur.unknown_inside = true;
+                    }
+                    slot.1 = v;
+                    cur.index += 1;
+                    cur.in_value = false;
+                }
+                Item::Push(f) => return Ok(Some(f)),
+            }
+        }
+        Ok(None)
+    }
+
+    #[inline(always)]
+    fn fill_object(&mut self, cur: &mut Frame<'a>) -> Result<Option<Frame<'a>>, Pending> {
+        while cur.index < cur.len {
+            let Some((j, op)) = self.object_key(cur)? else {
+                continue; // an unknown key was skipped
+            };
+            let code = self.prog.op(op);
+            match self.item(code, op)? {
+                Item::Done(v) => {
+                    if self.options.check_item_counts && matches!(v, Value::Unknown(_)) {
+                        cur.unknown_inside = true;
+                    }
+                    if let Kind::Object { out, .. } = &mut cur.kind {
+                        if let Some(slot) = out.get_mut(j as usize) {
+                            *slot = v;
                         }
                     }
-                    if matches!(self.prog.op(*elem), Op::Dynamic) {
-                        self.check_consistent(out.iter(), frame.start)?;
-                    }
+                    cur.index += 1;
+                    cur.in_value = false;
                 }
-                Kind::Map { out, elem } => {
-                    if matches!(self.prog.op(*elem), Op::Dynamic) {
-                        self.check_consistent(out.iter().map(|(_, v)| v), frame.start)?;
-                    }
-                }
-                Kind::Object { .. } => self.object_complete()?,
-                _ => {}
+                Item::Push(f) => return Ok(Some(f)),
             }
         }
-        let Some(frame) = self.stack.pop() else {
-            return Ok(Value::Null);
+        Ok(None)
+    }
+
+    /// The root's or a dynamic wrapper's single child.
+    fn fill_single(&mut self, cur: &mut Frame<'a>) -> Result<Option<Frame<'a>>, Pending> {
+        if cur.index >= cur.len {
+            return Ok(None);
+        }
+        let op = match cur.kind {
+            Kind::Dynamic { sub, .. } => {
+                self.prog = sub;
+                sub.root
+            }
+            _ => self.prog.root,
         };
+        match self.item(self.prog.op(op), op)? {
+            Item::Done(v) => {
+                store(cur, v);
+                Ok(None)
+            }
+            Item::Push(f) => Ok(Some(f)),
+        }
+    }
+
+    /// Checks that may fail once a container is complete; the frame is still `cur`, so an
+    /// error gets the container's path.
+    fn check_complete(&mut self, cur: &Frame<'a>) -> Result<(), Pending> {
+        match &cur.kind {
+            Kind::Seq { out, elem, items, .. } => {
+                if self.options.check_item_counts && !items.is_none() && !cur.unknown_inside {
+                    let n = out.len() as u64;
+                    if n < items.min || (items.max > 0 && n > items.max) {
+                        let msg = item_count_message(n, *items);
+                        return Err(Pending::new(ErrorKind::ItemCount, cur.start, msg));
+                    }
+                }
+                if matches!(self.prog.op(*elem), Op::Dynamic) {
+                    check_consistent(out.iter(), cur.start)?;
+                }
+            }
+            Kind::Map { out, elem } => {
+                if matches!(self.prog.op(*elem), Op::Dynamic) {
+                    check_consistent(out.iter().map(|(_, v)| v), cur.start)?;
+                }
+            }
+            Kind::Object { .. } => self.object_complete(cur)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Turns a complete frame into its value.
+    fn build(&mut self, frame: Frame<'a>) -> Value<'a> {
         if frame.unknown_inside {
             if let Some(parent) = self.stack.last_mut() {
                 parent.unknown_inside = true;
             }
         }
-        Ok(match frame.kind {
+        match frame.kind {
             Kind::Seq { out, set: false, .. } => Value::List(out),
             Kind::Seq { out, set: true, .. } => Value::Set(out),
             Kind::Tuple { out, .. } => Value::Tuple(out),
@@ -337,12 +356,12 @@ impl<'a> Vm<'a> {
                     })),
                 }
             }
-        })
+            Kind::Root { value } => value,
+        }
     }
 }
 
-/// Stores a finished child value in the frame that is waiting for it.
-#[inline(always)]
+/// Stores a finished child container's value in the frame that was waiting for it.
 fn store<'a>(top: &mut Frame<'a>, value: Value<'a>) {
     let i = top.index as usize;
     match &mut top.kind {
@@ -360,12 +379,35 @@ fn store<'a>(top: &mut Frame<'a>, value: Value<'a>) {
             if let Some(slot) = out.get_mut(*current as usize) {
                 *slot = value;
             }
-            *current = u32::MAX;
         }
-        Kind::Dynamic { value: v, .. } => *v = value,
+        Kind::Dynamic { value: v, .. } | Kind::Root { value: v } => *v = value,
     }
     top.index += 1;
     top.in_value = false;
+}
+
+/// Elements of a collection of dynamic values must share one concrete type.
+fn check_consistent<'v, 'a: 'v>(
+    values: impl Iterator<Item = &'v Value<'a>>,
+    at: usize,
+) -> Result<(), Pending> {
+    let mut first: Option<&Program> = None;
+    for v in values {
+        if let Value::Dynamic(d) = v {
+            match first {
+                None => first = Some(d.program),
+                Some(p) if std::ptr::eq(p, d.program) || p.root_type == d.program.root_type => {}
+                Some(p) => {
+                    let msg = format!(
+                        "elements have different types: {} and {}",
+                        p.root_type, d.program.root_type
+                    );
+                    return Err(Pending::new(ErrorKind::InconsistentTypes, at, msg));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn item_count_message(n: u64, items: ItemLimits) -> String {
