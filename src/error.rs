@@ -163,12 +163,6 @@ impl DecodeError {
             &self.0.path
         }
     }
-
-    #[cold]
-    pub(crate) fn prefix_path(mut self, prefix: &str) -> Self {
-        self.0.path.insert_str(0, prefix);
-        self
-    }
 }
 
 impl fmt::Display for DecodeError {

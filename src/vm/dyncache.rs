@@ -34,8 +34,4 @@ impl DynCache {
         let program = Box::new(crate::compile::compile(&ty, None));
         Lookup::Found(self.map.insert(type_json.into(), program))
     }
-
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
 }

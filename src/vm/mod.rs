@@ -3,6 +3,7 @@
 //! arena. The value path of an error is rendered from the stack, only when an error happens.
 
 pub(crate) mod dyncache;
+mod frame;
 pub(crate) mod msgpack;
 mod mp_items;
 mod mp_reader;

@@ -3,10 +3,10 @@
 
 use super::dyncache::Lookup;
 use super::mp_reader::{is_ext, is_str_or_bin, marker_name, SkipError};
-use super::msgpack::{Frame, Item, Kind, Pending, Vm};
-use super::path::{render, Step};
+use super::frame::{Frame, Item, Kind, Pending};
+use super::msgpack::Vm;
 use super::refine::{self, Target};
-use crate::error::{DecodeError, ErrorKind};
+use crate::error::ErrorKind;
 use crate::number::{is_valid_decimal, Number};
 use crate::program::{Op, OpId, Program};
 use crate::value::Value;
@@ -51,7 +51,7 @@ impl<'a> Vm<'a> {
             Op::List { elem, items } | Op::Set { elem, items } => {
                 let set = matches!(code, Op::Set { .. });
                 let len = self.array_len(m, at, if set { "set" } else { "list" })?;
-                let out = self.bump.alloc_slice_fill_copy(len as usize, Value::Null);
+                let out = self.b.bump.alloc_slice_fill_copy(len as usize, Value::Null);
                 let kind = Kind::Seq { out, elem, set, items };
                 Ok(Item::Push(Frame::new(kind, len, at)))
             }
@@ -61,27 +61,17 @@ impl<'a> Vm<'a> {
                     let msg = format!("a tuple of length {} is required ({len} given)", elems.len);
                     return Err(Pending::new(ErrorKind::WrongLength, at, msg));
                 }
-                let out = self.bump.alloc_slice_fill_copy(len as usize, Value::Null);
+                let out = self.b.bump.alloc_slice_fill_copy(len as usize, Value::Null);
                 Ok(Item::Push(Frame::new(Kind::Tuple { out, elems }, len, at)))
             }
             Op::Map { elem } => {
                 let len = self.map_len(m, at, "map")?;
-                let out = self.bump.alloc_slice_fill_copy(len as usize, ("", Value::Null));
+                let out = self.b.bump.alloc_slice_fill_copy(len as usize, ("", Value::Null));
                 Ok(Item::Push(Frame::new(Kind::Map { out, elem }, len, at)))
             }
             Op::Object { attrs } => {
                 let len = self.map_len(m, at, "object")?;
-                let out = self.bump.alloc_slice_fill_copy(attrs.len as usize, Value::Null);
-                let kind = Kind::Object {
-                    out,
-                    op,
-                    attrs,
-                    next: 0,
-                    current: u32::MAX,
-                    bits: u32::MAX,
-                    raw_key: "",
-                };
-                Ok(Item::Push(Frame::new(kind, len, at)))
+                Ok(Item::Push(self.b.object_frame(op, attrs, len, at)))
             }
             Op::Dynamic => self.dynamic(m, at).map(Item::Push),
         }
@@ -97,7 +87,7 @@ impl<'a> Vm<'a> {
     fn str_bytes(&mut self, m: u8, at: usize) -> Result<&'a [u8], Pending> {
         self.r.pos += 1;
         let len = self.r.str_len(m).ok_or_else(|| eof(at))?;
-        let max = self.options.limits.max_string_len;
+        let max = self.b.options.limits.max_string_len;
         if len > max as usize {
             let msg = format!("string of {len} bytes exceeds max_string_len ({max})");
             return Err(Pending::new(ErrorKind::Limit, at, msg));
@@ -121,7 +111,7 @@ impl<'a> Vm<'a> {
                 let msg = format!("{text:?} is not a valid number");
                 return Err(Pending::new(ErrorKind::InvalidNumber, at, msg));
             }
-            return Ok(Number::Decimal(self.bump.alloc(utf8(bytes, at)?)));
+            return Ok(Number::Decimal(self.b.bump.alloc(utf8(bytes, at)?)));
         }
         let r = &mut self.r;
         r.pos += 1;
@@ -171,21 +161,21 @@ impl<'a> Vm<'a> {
         if code != 12 || len <= 1 {
             return Ok(Value::Unknown(None));
         }
-        let max = self.options.limits.max_refinement_len;
+        let max = self.b.options.limits.max_refinement_len;
         if len > max as usize {
             let msg = format!("refinement payload of {len} bytes exceeds max_refinement_len ({max})");
             return Err(Pending::new(ErrorKind::Limit, at, msg));
         }
-        let target = match self.prog.op(op) {
+        let target = match self.b.prog.op(op) {
             Op::String => Target::String,
             Op::Number => Target::Number,
             Op::List { .. } | Op::Set { .. } | Op::Map { .. } => Target::Collection,
             Op::Dynamic => Target::Dynamic,
             _ => Target::Other,
         };
-        match refine::parse(payload, payload_at, target, self.bump) {
+        match refine::parse(payload, payload_at, target, self.b.bump) {
             Ok(None) => Ok(Value::Unknown(None)),
-            Ok(Some(r)) => Ok(Value::Unknown(Some(self.bump.alloc(r)))),
+            Ok(Some(r)) => Ok(Value::Unknown(Some(self.b.bump.alloc(r)))),
             Err(e) => {
                 let kind = if e.eof { ErrorKind::Eof } else { ErrorKind::InvalidRefinement };
                 Err(Pending::new(kind, e.offset, e.message))
@@ -221,14 +211,14 @@ impl<'a> Vm<'a> {
         }
         self.r.pos += 1;
         let tlen = self.r.str_len(tm).ok_or_else(|| eof(type_at))?;
-        let limit = self.options.limits.max_type_json_len;
+        let limit = self.b.options.limits.max_type_json_len;
         if tlen > limit as usize {
             let msg = format!("type JSON of {tlen} bytes exceeds max_type_json_len ({limit})");
             return Err(Pending::new(ErrorKind::Limit, type_at, msg));
         }
         let type_json = self.take(tlen, type_at)?;
-        let root: &'a Program = self.root;
-        let max_types = self.options.limits.max_dynamic_types;
+        let root: &'a Program = self.b.root;
+        let max_types = self.b.options.limits.max_dynamic_types;
         let sub = match root.dyn_cache.get_or_compile(type_json, max_types) {
             Lookup::Found(p) => p,
             Lookup::Full => {
@@ -241,7 +231,7 @@ impl<'a> Vm<'a> {
             }
         };
         let kind = Kind::Dynamic {
-            outer: self.prog,
+            outer: self.b.prog,
             sub,
             value: Value::Null,
         };
@@ -299,7 +289,7 @@ impl<'a> Vm<'a> {
             );
             return Err(Pending::new(ErrorKind::Eof, at, msg));
         }
-        let max = self.options.limits.max_container_len;
+        let max = self.b.options.limits.max_container_len;
         if n > max {
             let msg = format!("{n} elements exceed max_container_len ({max})");
             return Err(Pending::new(ErrorKind::Limit, at, msg));
@@ -324,8 +314,8 @@ impl<'a> Vm<'a> {
     /// unknown and its value skipped (with the drift option).
     #[inline(always)]
     pub(super) fn object_key(&mut self, cur: &mut Frame<'a>) -> Result<Option<(u32, OpId)>, Pending> {
-        let prog = self.prog;
-        let Kind::Object { attrs, next, current, bits, raw_key, .. } = &mut cur.kind else {
+        let prog = self.b.prog;
+        let Kind::Object { attrs, next, current, raw_key, .. } = &mut cur.kind else {
             return Ok(None);
         };
         let at = self.r.pos;
@@ -354,7 +344,7 @@ impl<'a> Vm<'a> {
                     Ok(j) => j as u32,
                     Err(_) => {
                         let key = utf8(key, at)?;
-                        if !self.options.skip_unknown_attributes {
+                        if !self.b.options.skip_unknown_attributes {
                             let msg = format!("unsupported attribute {key:?}");
                             return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
                         }
@@ -376,82 +366,8 @@ impl<'a> Vm<'a> {
                 }
             }
         };
-        // Duplicates are impossible while keys arrive in order; after the first out-of-order
-        // key a bitmap of the attributes seen takes over.
-        if *bits == u32::MAX && j != *next {
-            let words = (attrs.len as usize).div_ceil(64);
-            *bits = self.seen_bits.len() as u32;
-            self.seen_bits.resize(self.seen_bits.len() + words, 0);
-            for i in 0..*next as usize {
-                self.seen_bits[*bits as usize + i / 64] |= 1 << (i % 64);
-            }
-        }
-        *current = j;
-        cur.in_value = true;
-        if *bits != u32::MAX {
-            let word = &mut self.seen_bits[*bits as usize + j as usize / 64];
-            let bit = 1u64 << (j % 64);
-            if *word & bit != 0 {
-                let name = &prog.attr_names[attrs.start as usize + j as usize];
-                let msg = format!("duplicate attribute {name:?}");
-                return Err(Pending::new(ErrorKind::DuplicateKey, at, msg));
-            }
-            *word |= bit;
-        }
-        *next = j + 1;
-        Ok(Some((j, prog.attr_ops[attrs.start as usize + j as usize])))
-    }
-
-    /// At the end of an object: every attribute arrived, or missing ones may read as null.
-    pub(super) fn object_complete(&self, cur: &Frame<'a>) -> Result<(), Pending> {
-        let Kind::Object { attrs, next, bits, .. } = &cur.kind else {
-            return Ok(());
-        };
-        let missing = if *bits == u32::MAX {
-            (*next < attrs.len).then_some(*next)
-        } else {
-            (0..attrs.len).find(|&i| self.seen_bits[*bits as usize + i as usize / 64] & (1 << (i % 64)) == 0)
-        };
-        match missing {
-            Some(i) if !self.options.missing_attributes_null => {
-                let name = &self.prog.attr_names[attrs.start as usize + i as usize];
-                let msg = format!("attribute {name:?} is required");
-                Err(Pending::new(ErrorKind::MissingAttribute, cur.start, msg))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Builds the public error, rendering the path from the stack and the innermost frame.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn fail(&self, cur: &Frame<'a>, p: Pending) -> DecodeError {
-        let (kind, at, message) = *p.0;
-        let mut steps = Vec::new();
-        let mut prog = self.root;
-        for frame in self.stack.iter().chain(std::iter::once(cur)) {
-            let i = frame.index as usize;
-            match &frame.kind {
-                Kind::Seq { .. } | Kind::Tuple { .. } if frame.index < frame.len => {
-                    steps.push(Step::Index(i))
-                }
-                Kind::Map { out, .. } if frame.in_value => {
-                    if let Some((k, _)) = out.get(i) {
-                        steps.push(Step::Key(k));
-                    }
-                }
-                Kind::Object { attrs, current, raw_key, .. } if frame.in_value => {
-                    let k = attrs.start as usize + *current as usize;
-                    match prog.attr_names.get(k).filter(|_| *current != u32::MAX) {
-                        Some(name) => steps.push(Step::Attr(name)),
-                        None => steps.push(Step::Attr(raw_key)),
-                    }
-                }
-                Kind::Dynamic { sub, .. } if frame.index < frame.len => prog = sub,
-                _ => {}
-            }
-        }
-        DecodeError::new(kind, at, render(&steps), message)
+        let op = self.b.accept_attr(cur, j, at)?;
+        Ok(Some((j, op)))
     }
 }
 

@@ -1,0 +1,369 @@
+//! Format-independent parts of the executors: the frames of containers under construction,
+//! the [`Builder`] that owns the stack and turns complete frames into values, the checks a
+//! complete container must pass, and the error path rendered from the stack.
+
+use bumpalo::Bump;
+
+use super::path::{render, Step};
+use crate::error::{DecodeError, ErrorKind};
+use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
+use crate::value::{Dynamic, Value};
+
+/// An error found in the hot loop, turned into a [`DecodeError`] (with its path) once the
+/// frames are no longer borrowed. One word.
+pub(super) struct Pending(pub(super) Box<(ErrorKind, usize, String)>);
+
+impl Pending {
+    #[cold]
+    #[inline(never)]
+    pub(super) fn new(kind: ErrorKind, at: usize, message: String) -> Pending {
+        Pending(Box::new((kind, at, message)))
+    }
+}
+
+/// A container under construction.
+pub(super) enum Kind<'a> {
+    /// The bottom frame: its one child is the whole value.
+    Root { value: Value<'a> },
+    /// List or set: `elem` for every element.
+    Seq {
+        out: &'a mut [Value<'a>],
+        elem: OpId,
+        set: bool,
+        items: ItemLimits,
+    },
+    Tuple {
+        out: &'a mut [Value<'a>],
+        elems: Span,
+    },
+    Map {
+        out: &'a mut [(&'a str, Value<'a>)],
+        elem: OpId,
+    },
+    Object {
+        out: &'a mut [Value<'a>],
+        op: OpId,
+        attrs: Span,
+        /// Index of the attribute expected next (keys arrive sorted).
+        next: u32,
+        /// Attribute being decoded (for paths), `u32::MAX` for an unknown key being skipped.
+        current: u32,
+        /// Offset in `seen_bits` once keys arrived out of order, else `u32::MAX`.
+        bits: u32,
+        /// An unknown key being skipped, for paths.
+        raw_key: &'a str,
+    },
+    /// A dynamic wrapper: the value inside runs in `sub`; `outer` is restored after it.
+    Dynamic {
+        outer: &'a Program,
+        sub: &'a Program,
+        value: Value<'a>,
+    },
+}
+
+pub(super) struct Frame<'a> {
+    pub(super) kind: Kind<'a>,
+    /// Entries read so far.
+    pub(super) index: u32,
+    /// Entries on the wire.
+    pub(super) len: u32,
+    /// Offset of the container's header.
+    pub(super) start: usize,
+    /// An unknown value was seen inside (for the item-count check).
+    pub(super) unknown_inside: bool,
+    /// A map's or object's key has been read and its value is being decoded (for paths).
+    pub(super) in_value: bool,
+}
+
+impl<'a> Frame<'a> {
+    pub(super) fn new(kind: Kind<'a>, len: u32, start: usize) -> Frame<'a> {
+        Frame {
+            kind,
+            index: 0,
+            len,
+            start,
+            unknown_inside: false,
+            in_value: false,
+        }
+    }
+}
+
+/// A child value: finished, or a container frame to fill.
+pub(super) enum Item<'a> {
+    Done(Value<'a>),
+    Push(Frame<'a>),
+}
+
+/// The stack of frames and everything a decode builds with, shared by every wire format.
+pub(super) struct Builder<'a> {
+    pub(super) bump: &'a Bump,
+    /// The program of the whole decode (its dynamic-type cache serves every wrapper).
+    pub(super) root: &'a Program,
+    /// The program of the innermost frame (differs from `root` inside dynamic values).
+    pub(super) prog: &'a Program,
+    pub(super) stack: Vec<Frame<'a>>,
+    pub(super) seen_bits: Vec<u64>,
+    pub(super) options: DecodeOptions,
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(program: &'a Program, bump: &'a Bump, options: &DecodeOptions) -> Self {
+        Builder {
+            bump,
+            root: program,
+            prog: program,
+            stack: Vec::new(),
+            seen_bits: Vec::new(),
+            options: *options,
+        }
+    }
+
+    /// Makes `child` the frame being filled, `cur`'s parent.
+    #[inline]
+    pub(super) fn push(&mut self, cur: &mut Frame<'a>, child: Frame<'a>) -> Result<(), Pending> {
+        if self.stack.len() >= self.options.limits.max_depth as usize {
+            let msg = format!("nesting deeper than max_depth ({})", self.options.limits.max_depth);
+            return Err(Pending::new(ErrorKind::Limit, child.start, msg));
+        }
+        self.stack.push(std::mem::replace(cur, child));
+        Ok(())
+    }
+
+    /// `cur` is complete: checks it, builds its value and stores it in its parent, which
+    /// becomes `cur`. Returns the whole value when `cur` was the root.
+    #[inline]
+    pub(super) fn complete(&mut self, cur: &mut Frame<'a>) -> Result<Option<Value<'a>>, Pending> {
+        self.check_complete(cur)?;
+        let Some(parent) = self.stack.pop() else {
+            return Ok(Some(match cur.kind {
+                Kind::Root { value } => value,
+                _ => Value::Null,
+            }));
+        };
+        let done = std::mem::replace(cur, parent);
+        let value = self.build(done);
+        if self.options.check_item_counts && matches!(value, Value::Unknown(_)) {
+            cur.unknown_inside = true;
+        }
+        store(cur, value);
+        Ok(None)
+    }
+
+    /// A new object frame for `len` entries on the wire.
+    #[inline]
+    pub(super) fn object_frame(&self, op: OpId, attrs: Span, len: u32, at: usize) -> Frame<'a> {
+        let out = self.bump.alloc_slice_fill_copy(attrs.len as usize, Value::Null);
+        let kind = Kind::Object {
+            out,
+            op,
+            attrs,
+            next: 0,
+            current: u32::MAX,
+            bits: u32::MAX,
+            raw_key: "",
+        };
+        Frame::new(kind, len, at)
+    }
+
+    /// Records that attribute `j` of the object `cur` arrived (its key at `at`) and returns
+    /// its op. Duplicates are impossible while keys arrive in order; after the first
+    /// out-of-order key a bitmap of the attributes seen takes over.
+    #[inline(always)]
+    pub(super) fn accept_attr(&mut self, cur: &mut Frame<'a>, j: u32, at: usize) -> Result<OpId, Pending> {
+        let prog = self.prog;
+        let Kind::Object { attrs, next, current, bits, .. } = &mut cur.kind else {
+            return Err(Pending::new(ErrorKind::Syntax, at, "internal: not an object".into()));
+        };
+        if *bits == u32::MAX && j != *next {
+            let words = (attrs.len as usize).div_ceil(64);
+            *bits = self.seen_bits.len() as u32;
+            self.seen_bits.resize(self.seen_bits.len() + words, 0);
+            for i in 0..*next as usize {
+                self.seen_bits[*bits as usize + i / 64] |= 1 << (i % 64);
+            }
+        }
+        *current = j;
+        cur.in_value = true;
+        if *bits != u32::MAX {
+            let word = &mut self.seen_bits[*bits as usize + j as usize / 64];
+            let bit = 1u64 << (j % 64);
+            if *word & bit != 0 {
+                let name = &prog.attr_names[attrs.start as usize + j as usize];
+                let msg = format!("duplicate attribute {name:?}");
+                return Err(Pending::new(ErrorKind::DuplicateKey, at, msg));
+            }
+            *word |= bit;
+        }
+        *next = j + 1;
+        Ok(prog.attr_ops[attrs.start as usize + j as usize])
+    }
+
+    /// Checks that may fail once a container is complete; the frame is still `cur`, so an
+    /// error gets the container's path.
+    fn check_complete(&mut self, cur: &Frame<'a>) -> Result<(), Pending> {
+        match &cur.kind {
+            Kind::Seq { out, elem, items, .. } => {
+                if self.options.check_item_counts && !items.is_none() && !cur.unknown_inside {
+                    let n = out.len() as u64;
+                    if n < items.min || (items.max > 0 && n > items.max) {
+                        let msg = item_count_message(n, *items);
+                        return Err(Pending::new(ErrorKind::ItemCount, cur.start, msg));
+                    }
+                }
+                if matches!(self.prog.op(*elem), Op::Dynamic) {
+                    check_consistent(out.iter(), cur.start)?;
+                }
+            }
+            Kind::Map { out, elem } => {
+                if matches!(self.prog.op(*elem), Op::Dynamic) {
+                    check_consistent(out.iter().map(|(_, v)| v), cur.start)?;
+                }
+            }
+            Kind::Object { .. } => self.object_complete(cur)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Turns a complete frame into its value.
+    fn build(&mut self, frame: Frame<'a>) -> Value<'a> {
+        if frame.unknown_inside {
+            if let Some(parent) = self.stack.last_mut() {
+                parent.unknown_inside = true;
+            }
+        }
+        match frame.kind {
+            Kind::Seq { out, set: false, .. } => Value::List(out),
+            Kind::Seq { out, set: true, .. } => Value::Set(out),
+            Kind::Tuple { out, .. } => Value::Tuple(out),
+            Kind::Map { out, .. } => Value::Map(out),
+            Kind::Object { out, op, bits, .. } => {
+                if bits != u32::MAX {
+                    self.seen_bits.truncate(bits as usize);
+                }
+                Value::Object { op, attrs: out }
+            }
+            Kind::Dynamic { outer, sub, value } => {
+                self.prog = outer;
+                match value {
+                    // A typed null or unknown loses its type, as in the DUMP.
+                    Value::Null | Value::Unknown(_) => value,
+                    v => Value::Dynamic(self.bump.alloc(Dynamic {
+                        program: sub,
+                        value: v,
+                    })),
+                }
+            }
+            Kind::Root { value } => value,
+        }
+    }
+
+    /// At the end of an object: every attribute arrived, or missing ones may read as null.
+    fn object_complete(&self, cur: &Frame<'a>) -> Result<(), Pending> {
+        let Kind::Object { attrs, next, bits, .. } = &cur.kind else {
+            return Ok(());
+        };
+        let missing = if *bits == u32::MAX {
+            (*next < attrs.len).then_some(*next)
+        } else {
+            (0..attrs.len).find(|&i| self.seen_bits[*bits as usize + i as usize / 64] & (1 << (i % 64)) == 0)
+        };
+        match missing {
+            Some(i) if !self.options.missing_attributes_null => {
+                let name = &self.prog.attr_names[attrs.start as usize + i as usize];
+                let msg = format!("attribute {name:?} is required");
+                Err(Pending::new(ErrorKind::MissingAttribute, cur.start, msg))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Builds the public error, rendering the path from the stack and the innermost frame.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn fail(&self, cur: &Frame<'a>, p: Pending) -> DecodeError {
+        let (kind, at, message) = *p.0;
+        let mut steps = Vec::new();
+        let mut prog = self.root;
+        for frame in self.stack.iter().chain(std::iter::once(cur)) {
+            let i = frame.index as usize;
+            match &frame.kind {
+                Kind::Seq { .. } | Kind::Tuple { .. } if frame.index < frame.len => {
+                    steps.push(Step::Index(i))
+                }
+                Kind::Map { out, .. } if frame.in_value => {
+                    if let Some((k, _)) = out.get(i) {
+                        steps.push(Step::Key(k));
+                    }
+                }
+                Kind::Object { attrs, current, raw_key, .. } if frame.in_value => {
+                    let k = attrs.start as usize + *current as usize;
+                    match prog.attr_names.get(k).filter(|_| *current != u32::MAX) {
+                        Some(name) => steps.push(Step::Attr(name)),
+                        None => steps.push(Step::Attr(raw_key)),
+                    }
+                }
+                Kind::Dynamic { sub, .. } if frame.index < frame.len => prog = sub,
+                _ => {}
+            }
+        }
+        DecodeError::new(kind, at, render(&steps), message)
+    }
+}
+
+/// Stores a finished child container's value in the frame that was waiting for it.
+pub(super) fn store<'a>(top: &mut Frame<'a>, value: Value<'a>) {
+    let i = top.index as usize;
+    match &mut top.kind {
+        Kind::Seq { out, .. } | Kind::Tuple { out, .. } => {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = value;
+            }
+        }
+        Kind::Map { out, .. } => {
+            if let Some(slot) = out.get_mut(i) {
+                slot.1 = value;
+            }
+        }
+        Kind::Object { out, current, .. } => {
+            if let Some(slot) = out.get_mut(*current as usize) {
+                *slot = value;
+            }
+        }
+        Kind::Dynamic { value: v, .. } | Kind::Root { value: v } => *v = value,
+    }
+    top.index += 1;
+    top.in_value = false;
+}
+
+/// Elements of a collection of dynamic values must share one concrete type.
+fn check_consistent<'v, 'a: 'v>(
+    values: impl Iterator<Item = &'v Value<'a>>,
+    at: usize,
+) -> Result<(), Pending> {
+    let mut first: Option<&Program> = None;
+    for v in values {
+        if let Value::Dynamic(d) = v {
+            match first {
+                None => first = Some(d.program),
+                Some(p) if std::ptr::eq(p, d.program) || p.root_type == d.program.root_type => {}
+                Some(p) => {
+                    let msg = format!(
+                        "elements have different types: {} and {}",
+                        p.root_type, d.program.root_type
+                    );
+                    return Err(Pending::new(ErrorKind::InconsistentTypes, at, msg));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn item_count_message(n: u64, items: ItemLimits) -> String {
+    if n < items.min {
+        format!("at least {} blocks are required ({n} given)", items.min)
+    } else {
+        format!("at most {} blocks are allowed ({n} given)", items.max)
+    }
+}
