@@ -27,8 +27,7 @@ pub(crate) fn compile(ty: &Type, block: Option<&Block>) -> Program {
         program: Program {
             ops: Vec::new(),
             attr_names: Vec::new(),
-            attr_keys: Vec::new(),
-            attr_ops: Vec::new(),
+            attrs: Vec::new(),
             tuple_elems: Vec::new(),
             root: OpId(0),
             root_type: ty.clone(),
@@ -94,9 +93,9 @@ impl Compiler {
                 }
                 let span = span(self.program.attr_names.len(), attrs.len());
                 for (name, op) in &attrs {
-                    self.program.attr_keys.push(EncodedKey::new(name));
+                    let code = self.program.ops[op.index()];
+                    self.program.attrs.push(AttrEntry::new(name, *op, code));
                     self.program.attr_names.push(name.clone());
-                    self.program.attr_ops.push(*op);
                 }
                 return self.push(Key::Object(attrs), Op::Object { attrs: span });
             }
@@ -135,19 +134,25 @@ fn span(start: usize, len: usize) -> Span {
     }
 }
 
-/// An object key pre-encoded as MessagePack (header and bytes, as go-cty writes it), with the
-/// first 32 bytes also held as two masked 128-bit words: matching the input against the key
-/// expected next is then two loads, two XORs and two masks instead of a `memcmp` call.
-pub(crate) struct EncodedKey {
+/// The dispatch entry of one object attribute (upb-style): its op and instruction, and its
+/// key pre-encoded as MessagePack (header and bytes, as go-cty writes it) with the first 32
+/// bytes also held as two masked 128-bit words, so that matching the input against the key
+/// expected next is two loads, two XORs and two masks instead of a `memcmp` call. Everything
+/// the hot loop needs for one attribute sits in one entry.
+pub(crate) struct AttrEntry {
     lo: u128,
     hi: u128,
     lo_mask: u128,
     hi_mask: u128,
     bytes: Box<[u8]>,
+    /// The attribute's op.
+    pub(crate) op: OpId,
+    /// `program.ops[op]`, copied here to save a dependent load.
+    pub(crate) code: Op,
 }
 
-impl EncodedKey {
-    pub(crate) fn new(name: &str) -> EncodedKey {
+impl AttrEntry {
+    pub(crate) fn new(name: &str, op: OpId, code: Op) -> AttrEntry {
         let bytes = msgpack_key(name);
         let mut padded = [0u8; 32];
         let n = bytes.len().min(32);
@@ -163,7 +168,9 @@ impl EncodedKey {
         let mut hi_bytes = [0u8; 16];
         lo_bytes.copy_from_slice(&padded[..16]);
         hi_bytes.copy_from_slice(&padded[16..]);
-        EncodedKey {
+        AttrEntry {
+            op,
+            code,
             lo: u128::from_le_bytes(lo_bytes),
             hi: u128::from_le_bytes(hi_bytes),
             lo_mask: mask(n.min(16)),

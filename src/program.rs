@@ -88,8 +88,8 @@ pub(crate) enum Op {
 pub struct Program {
     pub(crate) ops: Vec<Op>,
     pub(crate) attr_names: Vec<Box<str>>,
-    pub(crate) attr_keys: Vec<crate::compile::EncodedKey>,
-    pub(crate) attr_ops: Vec<OpId>,
+    /// Dispatch entries of every object's attributes (objects index it with their span).
+    pub(crate) attrs: Vec<crate::compile::AttrEntry>,
     pub(crate) tuple_elems: Vec<OpId>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,
@@ -268,7 +268,7 @@ impl fmt::Display for Program {
                         }
                         f.write_str(" ")?;
                         crate::schema::write_json_string(f, &self.attr_names[k])?;
-                        write!(f, ": {}", self.attr_ops[k])?;
+                        write!(f, ": {}", self.attrs[k].op)?;
                     }
                     f.write_str(" }")?;
                 }

@@ -169,7 +169,12 @@ impl<'a> Builder<'a> {
     /// its op. Duplicates are impossible while keys arrive in order; after the first
     /// out-of-order key a bitmap of the attributes seen takes over.
     #[inline(always)]
-    pub(super) fn accept_attr(&mut self, cur: &mut Frame<'a>, j: u32, at: usize) -> Result<OpId, Pending> {
+    pub(super) fn accept_attr(
+        &mut self,
+        cur: &mut Frame<'a>,
+        j: u32,
+        at: usize,
+    ) -> Result<(OpId, Op), Pending> {
         let prog = self.prog;
         let Kind::Object { attrs, next, current, bits, .. } = &mut cur.kind else {
             return Err(Pending::new(ErrorKind::Syntax, at, "internal: not an object".into()));
@@ -195,7 +200,8 @@ impl<'a> Builder<'a> {
             *word |= bit;
         }
         *next = j + 1;
-        Ok(prog.attr_ops[attrs.start as usize + j as usize])
+        let entry = &prog.attrs[attrs.start as usize + j as usize];
+        Ok((entry.op, entry.code))
     }
 
     /// Checks that may fail once a container is complete; the frame is still `cur`, so an

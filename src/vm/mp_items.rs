@@ -23,13 +23,18 @@ impl<'a> Vm<'a> {
         // The expected encodings first; nil and unknown after.
         match code {
             Op::String if (0xa0..=0xbf).contains(&m) => {
+                let len = m as usize & 0x1f;
+                if let Some(s) = short_ascii(self.r.buf, at + 1, len) {
+                    self.r.pos = at + 1 + len;
+                    return Ok(Item::Done(Value::String(s)));
+                }
                 self.r.pos += 1;
-                let bytes = self.take(m as usize & 0x1f, at)?;
+                let bytes = self.take(len, at)?;
                 return Ok(Item::Done(Value::String(utf8(bytes, at)?)));
             }
-            Op::Number if m <= 0x7f => {
+            Op::Number if m <= 0x7f || m >= 0xe0 => {
                 self.r.pos += 1;
-                return Ok(Item::Done(Value::Number(Number::Int(m as i64))));
+                return Ok(Item::Done(Value::Number(Number::Int((m as i8) as i64))));
             }
             Op::Bool if m == 0xc2 || m == 0xc3 => {
                 self.r.pos += 1;
@@ -103,6 +108,7 @@ impl<'a> Vm<'a> {
         utf8(bytes, at)
     }
 
+    #[inline(always)]
     fn number(&mut self, m: u8, at: usize) -> Result<Number<'a>, Pending> {
         if is_str_or_bin(m) {
             let bytes = self.str_bytes(m, at)?;
@@ -313,7 +319,10 @@ impl<'a> Vm<'a> {
     /// Reads the next object key: `Some((attribute index, op))`, or `None` when the key was
     /// unknown and its value skipped (with the drift option).
     #[inline(always)]
-    pub(super) fn object_key(&mut self, cur: &mut Frame<'a>) -> Result<Option<(u32, OpId)>, Pending> {
+    pub(super) fn object_key(
+        &mut self,
+        cur: &mut Frame<'a>,
+    ) -> Result<Option<(u32, OpId, Op)>, Pending> {
         let prog = self.b.prog;
         let Kind::Object { attrs, next, current, raw_key, .. } = &mut cur.kind else {
             return Ok(None);
@@ -323,7 +332,7 @@ impl<'a> Vm<'a> {
         let mut found = None;
         if *next < attrs.len {
             let k = attrs.start as usize + *next as usize;
-            if let Some(key) = prog.attr_keys.get(k) {
+            if let Some(key) = prog.attrs.get(k) {
                 if key.matches(self.r.buf, at) {
                     self.r.pos += key.len();
                     found = Some(*next);
@@ -366,9 +375,26 @@ impl<'a> Vm<'a> {
                 }
             }
         };
-        let op = self.b.accept_attr(cur, j, at)?;
-        Ok(Some((j, op)))
+        let (op, code) = self.b.accept_attr(cur, j, at)?;
+        Ok(Some((j, op, code)))
     }
+}
+
+/// The `len` bytes at `buf[start..]` as a string if `len <= 16`, 16 bytes are readable there
+/// and the string is ASCII: one load, one mask, one test.
+#[inline(always)]
+fn short_ascii(buf: &[u8], start: usize, len: usize) -> Option<&str> {
+    let chunk = buf.get(start..)?.first_chunk::<16>()?;
+    if len > 16 {
+        return None;
+    }
+    let word = u128::from_le_bytes(*chunk) & (u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0));
+    if word & 0x8080_8080_8080_8080_8080_8080_8080_8080 != 0 {
+        return None;
+    }
+    let bytes = buf.get(start..start + len)?;
+    // SAFETY: the mask test above proved all `len` bytes ASCII, and ASCII is valid UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
 /// UTF-8 validation with an ASCII fast path.

@@ -140,10 +140,9 @@ impl<'a> Vm<'a> {
     #[inline(always)]
     fn fill_object(&mut self, cur: &mut Frame<'a>) -> Result<Option<Frame<'a>>, Pending> {
         while cur.index < cur.len {
-            let Some((j, op)) = self.object_key(cur)? else {
+            let Some((j, op, code)) = self.object_key(cur)? else {
                 continue; // an unknown key was skipped
             };
-            let code = self.b.prog.op(op);
             match self.item(code, op)? {
                 Item::Done(v) => {
                     if self.b.options.check_item_counts && matches!(v, Value::Unknown(_)) {
