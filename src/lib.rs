@@ -1,4 +1,74 @@
-//! tfwire: a zero-copy, schema-compiled decoder for Terraform and OpenTofu `DynamicValue`s.
+//! tfwire decodes the values Terraform and OpenTofu exchange with providers — the
+//! `DynamicValue` wire format — typed by a provider schema, without copying.
+//!
+//! # Contents
+//! - [Should I use this crate?](#should-i-use-this-crate)
+//! - [Example](#example)
+//! - [How it works](#how-it-works)
+//! - [Semantics](#semantics)
+//! - [Limits and safety](#limits-and-safety)
+//! - [Crate features](#crate-features)
+//!
+//! # Should I use this crate?
+//! Use it when you read `DynamicValue` bytes (provider RPCs, captured plans) or the same values
+//! in their JSON form and want go-cty's answer fast: a schema compiles once into a [`Program`],
+//! and each decode is one forward pass that builds [`Value`]s in a [`bumpalo::Bump`] arena,
+//! borrowing every string from the input.
+//!
+//! # Example
+//! ```
+//! use bumpalo::Bump;
+//! use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
+//! use tfwire::{Program, Type};
+//!
+//! // A schema with a `set` of `ingress` blocks, built in Rust (providers-schema JSON works too).
+//! let rule = Block::new().attribute("from_port", Attribute::new(Type::Number));
+//! let schema = Block::new()
+//!     .attribute("name", Attribute::new(Type::String))
+//!     .block("ingress", NestedBlock::new(NestingMode::Set, rule));
+//! let program = Program::from_block(&schema);
+//!
+//! // {"ingress": [{"from_port": 443}], "name": "web"} as MessagePack.
+//! let input = [
+//!     0x82, 0xa7, b'i', b'n', b'g', b'r', b'e', b's', b's', 0x91, 0x81, 0xa9, b'f', b'r', b'o',
+//!     b'm', b'_', b'p', b'o', b'r', b't', 0xcd, 0x01, 0xbb, 0xa4, b'n', b'a', b'm', b'e', 0xa3,
+//!     b'w', b'e', b'b',
+//! ];
+//! let bump = Bump::new();
+//! let value = program.decode_msgpack(&input, &bump).unwrap();
+//! let root = program.typed(value);
+//! assert_eq!(root.attr("name").unwrap().value.as_str(), Some("web"));
+//! let port = root.attr("ingress").unwrap().index(0).unwrap().attr("from_port").unwrap();
+//! assert_eq!(port.value.as_i64(), Some(443));
+//!
+//! // Errors carry the value path and the byte offset.
+//! let err = program.decode_msgpack(&input[..23], &bump).unwrap_err();
+//! assert_eq!(err.path(), ".ingress[0].from_port");
+//! assert_eq!(err.offset(), 21);
+//! ```
+//!
+//! # How it works
+//! [`schema`] holds the schema model and the implied-type rule; the compiler turns a [`Type`]
+//! into a [`Program`] of flat ops addressed by [`OpId`]s; the executor walks the input with an
+//! explicit stack (hostile nesting cannot overflow the thread stack) and renders an error's
+//! path from that stack only when an error happens.
+//!
+//! # Semantics
+//! What go-cty accepts decodes to what go-cty decodes, except where go-cty panics or returns a
+//! value of the wrong type: there tfwire returns an error ([`ErrorKind`]). Unknown values
+//! keep their refinements ([`Refinements`]); numbers are lossless ([`Number`]); sets keep wire
+//! order and duplicates; strings are not NFC-normalized. The repository's README lists every
+//! rule.
+//!
+//! # Limits and safety
+//! Every length read from the input is checked against the bytes that remain before anything
+//! is reserved; [`Limits`] bounds depth, container and string lengths, refinement payloads,
+//! dynamic type JSON and the number of cached dynamic types. Bad input returns a
+//! [`DecodeError`]; it never panics.
+//!
+//! # Crate features
+//! - `cli` (default): the `tfwire` binary and its dependencies. Library users:
+//!   `default-features = false`.
 #![deny(missing_docs)]
 
 mod compile;
@@ -17,3 +87,8 @@ pub use number::Number;
 pub use program::{DecodeOptions, OpId, Program};
 pub use schema::Type;
 pub use value::{Dynamic, Refinements, Typed, Value};
+
+/// The README's examples, run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

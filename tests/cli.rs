@@ -1,0 +1,182 @@
+//! The `tfwire` binary: data on stdout, diagnostics on stderr, exit codes 0/1/2, `--help`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn tfwire(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tfwire"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tfwire runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.unwrap_or_default())
+        .expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("tfwire finishes")
+}
+
+fn example(name: &str) -> String {
+    PathBuf::from("tests/data/example")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+#[test]
+fn decode_example_prints_the_expected_dump() {
+    let schema = example("aws_security_group.schema.json");
+    let out = tfwire(
+        &[
+            "decode",
+            "--schema",
+            &schema,
+            &example("aws_security_group.msgpack"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert!(out.stderr.is_empty());
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let want: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(example("aws_security_group.dump.json")).expect("dump"),
+    )
+    .expect("JSON");
+    // The example has no floats and no sets of more than one element, so plain JSON equality
+    // is the dumpcmp comparison here.
+    assert_eq!(got, want);
+}
+
+#[test]
+fn decode_reads_stdin_and_type_from_a_file() {
+    let out = tfwire(
+        &["decode", "--type", "[\"list\",\"number\"]", "-"],
+        Some(&[0x92, 0x01, 0xff]),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "[1,-1]\n");
+    let out = tfwire(
+        &[
+            "decode",
+            "--type",
+            &format!("@{}", "tests/data/example/README.md"),
+        ],
+        Some(&[0xc0]),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a type file that is not type JSON is a usage error"
+    );
+    assert!(
+        text(&out.stderr).starts_with("tfwire: --type: invalid type JSON"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn decode_error_exits_1_with_path_and_offset_on_stderr() {
+    let schema = example("aws_security_group.schema.json");
+    let mut bytes = std::fs::read(example("aws_security_group.msgpack")).expect("example");
+    bytes.truncate(100);
+    let out = tfwire(&["decode", "--schema", &schema, "-"], Some(&bytes));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.starts_with("error at .egress[0]"), "{err}");
+    assert!(err.contains("(byte "), "{err}");
+}
+
+#[test]
+fn decode_error_at_root_names_root() {
+    let out = tfwire(
+        &["decode", "--type", "\"string\"", "-"],
+        Some(&[0x92, 0x01]),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error at (root) (byte 0): expected string, found msgpack fixarray\n"
+    );
+}
+
+#[test]
+fn drift_options_reach_the_decoder() {
+    // {"a": 1, "z": 2} for object {a}: unknown attribute unless skipped.
+    let input = [0x82, 0xa1, b'a', 0x01, 0xa1, b'z', 0x02];
+    let ty = r#"["object",{"a":"number"}]"#;
+    let out = tfwire(&["decode", "--type", ty, "-"], Some(&input));
+    assert_eq!(out.status.code(), Some(1));
+    let out = tfwire(
+        &["decode", "--type", ty, "--skip-unknown-attrs", "-"],
+        Some(&input),
+    );
+    assert_eq!(text(&out.stdout), "{\"a\":1}\n");
+    let ty2 = r#"["object",{"a":"number","b":"string"}]"#;
+    let out = tfwire(
+        &["decode", "--type", ty2, "--missing-attrs-null", "-"],
+        Some(
+            &input[..4]
+                .iter()
+                .map(|b| if *b == 0x82 { 0x81 } else { *b })
+                .collect::<Vec<_>>(),
+        ),
+    );
+    assert_eq!(text(&out.stdout), "{\"a\":1,\"b\":null}\n");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec!["decode"],
+        vec!["decode", "--type", "\"bogus\""],
+        vec!["decode", "--schema", "no/such/file.json"],
+        vec!["decode", "--type", "\"string\"", "--resource", "x"],
+        vec!["frobnicate"],
+    ] {
+        let out = tfwire(&args, Some(&[0xc0]));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn type_and_disasm() {
+    let schema = example("aws_security_group.schema.json");
+    let out = tfwire(&["type", "--schema", &schema], None);
+    assert_eq!(out.status.code(), Some(0));
+    let ty = text(&out.stdout);
+    assert!(ty.starts_with("[\"object\",{\"arn\":\"string\",\"description\":\"string\",\"egress\":[\"set\",[\"object\",{\"cidr_blocks\":[\"list\",\"string\"]"), "{ty}");
+    let out = tfwire(
+        &["disasm", "--type", "[\"list\",[\"map\",\"string\"]]"],
+        None,
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "; type [\"list\",[\"map\",\"string\"]]\n; 3 ops, root @2\n@0: string\n@1: map @0\n@2: list @1\n"
+    );
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for sub in ["decode", "type", "disasm"] {
+        let out = tfwire(&[sub, "--help"], None);
+        assert_eq!(out.status.code(), Some(0), "{sub}");
+        assert!(text(&out.stdout).contains("Usage: tfwire"), "{sub}");
+    }
+}
