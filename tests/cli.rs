@@ -14,9 +14,8 @@ fn tfwire(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .spawn()
         .expect("tfwire runs");
     let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.unwrap_or_default())
-        .expect("write stdin");
+    // The tool may exit before reading its input (a usage error): a broken pipe is fine.
+    let _ = input.write_all(stdin.unwrap_or_default());
     drop(input);
     child.wait_with_output().expect("tfwire finishes")
 }
@@ -92,9 +91,10 @@ fn decode_error_exits_1_with_path_and_offset_on_stderr() {
     let out = tfwire(&["decode", "--schema", &schema, "-"], Some(&bytes));
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    let err = text(&out.stderr);
-    assert!(err.starts_with("error at .egress[0]"), "{err}");
-    assert!(err.contains("(byte "), "{err}");
+    assert_eq!(
+        text(&out.stderr),
+        "error at .description (byte 89): unexpected end of input\n"
+    );
 }
 
 #[test]
