@@ -29,7 +29,11 @@ fn compile_all(text: &str) -> usize {
     let doc = ProviderSchemas::parse(text).expect("document parses");
     let mut ops = 0;
     for provider in doc.providers.values() {
-        for schema in provider.resources.values().chain(provider.data_sources.values()) {
+        for schema in provider
+            .resources
+            .values()
+            .chain(provider.data_sources.values())
+        {
             ops += Program::from_block(&schema.block).len();
         }
     }
@@ -46,7 +50,9 @@ fn bench(c: &mut Criterion) {
     for name in DOCUMENTS {
         let text = std::fs::read_to_string(dir.join(name)).expect("document");
         group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_function(*name, |b| b.iter(|| std::hint::black_box(compile_all(&text))));
+        group.bench_function(*name, |b| {
+            b.iter(|| std::hint::black_box(compile_all(&text)))
+        });
     }
     group.finish();
 }

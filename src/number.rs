@@ -6,11 +6,15 @@
 //! request, so nothing is ever rounded.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
 
 /// Largest binary exponent (`p`) accepted in number text: beyond it the exact decimal
 /// expansion would be unreasonably long.
 pub const MAX_BINARY_EXPONENT: u32 = 1100;
+
+/// 2⁶³ as an `f64` (exact).
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
 
 /// A cty number exactly as it arrived.
 ///
@@ -41,7 +45,7 @@ impl<'a> Number<'a> {
             Number::Int(i) => Some(i),
             Number::UInt(u) => i64::try_from(u).ok(),
             Number::Float(f) => {
-                if f.fract() == 0.0 && f >= -9.223_372_036_854_775_808e18 && f < 9.223_372_036_854_775_808e18 {
+                if f.fract() == 0.0 && (-TWO_POW_63..TWO_POW_63).contains(&f) {
                     Some(f as i64)
                 } else {
                     None
@@ -57,7 +61,7 @@ impl<'a> Number<'a> {
             Number::Int(i) => u64::try_from(i).ok(),
             Number::UInt(u) => Some(u),
             Number::Float(f) => {
-                if f.fract() == 0.0 && f >= 0.0 && f < 1.844_674_407_370_955_2e19 {
+                if f.fract() == 0.0 && (0.0..2.0 * TWO_POW_63).contains(&f) {
                     Some(f as u64)
                 } else {
                     None
@@ -106,6 +110,73 @@ impl<'a> Number<'a> {
             Number::Float(f) => format_f64(f),
             Number::Decimal(s) => normalize_decimal(s).into_owned(),
         }
+    }
+}
+
+impl Number<'_> {
+    /// Compares the exact values (never rounded): refinement bounds must not be judged
+    /// through `f64`, where distinct decimals can round to one value.
+    pub(crate) fn cmp_exact(&self, other: &Number<'_>) -> Ordering {
+        let sign = |n: &Number<'_>| match n.as_f64() > 0.0 {
+            true => Ordering::Greater,
+            false => Ordering::Less,
+        };
+        match (self.is_infinite(), other.is_infinite()) {
+            (true, true) => return sign(self).cmp(&sign(other)),
+            (true, false) => return sign(self),
+            (false, true) => return sign(other).reverse(),
+            (false, false) => {}
+        }
+        // Rounding to f64 is monotonic, so different f64s order the exact values.
+        let (a, b) = (self.as_f64(), other.as_f64());
+        if a != b {
+            return a.partial_cmp(&b).unwrap_or(Ordering::Equal);
+        }
+        let exact = |n: &Number<'_>| match *n {
+            // Every finite f64 has at most 1074 decimal places; Rust prints them exactly.
+            Number::Float(f) => format!("{f:.1074}"),
+            _ => n.to_decimal_string(),
+        };
+        cmp_decimal(&exact(self), &exact(other))
+    }
+}
+
+/// Sign, significant digits and exponent of finite decimal text: `±0.DIGITS × 10^exp`
+/// (no digits for zero).
+fn decompose(text: &str) -> (bool, String, i64) {
+    let p = split(text);
+    let overflow = match p.exp.starts_with('-') {
+        true => i64::MIN / 4,
+        false => i64::MAX / 4,
+    };
+    let exp = match p.exp_kind {
+        b'e' => p.exp.parse::<i64>().unwrap_or(overflow),
+        _ => 0,
+    };
+    let digits: String = p.int.chars().chain(p.frac.chars()).collect();
+    let lead = digits.len() - digits.trim_start_matches('0').len();
+    let point = (p.int.len() as i64 - lead as i64).saturating_add(exp);
+    let sig = digits.trim_matches('0').to_string();
+    (p.negative && !sig.is_empty(), sig, point)
+}
+
+fn cmp_decimal(x: &str, y: &str) -> Ordering {
+    let (xn, xd, xe) = decompose(x);
+    let (yn, yd, ye) = decompose(y);
+    let sign = |neg: bool, d: &str| match (d.is_empty(), neg) {
+        (true, _) => 0,
+        (false, true) => -1,
+        (false, false) => 1,
+    };
+    let (sx, sy) = (sign(xn, &xd), sign(yn, &yd));
+    if sx != sy || sx == 0 {
+        return sx.cmp(&sy);
+    }
+    let magnitude = xe.cmp(&ye).then_with(|| xd.as_bytes().cmp(yd.as_bytes()));
+    if sx < 0 {
+        magnitude.reverse()
+    } else {
+        magnitude
     }
 }
 
@@ -219,7 +290,11 @@ fn split(text: &str) -> Parts<'_> {
 pub fn normalize_decimal(text: &str) -> Cow<'_, str> {
     let body = text.trim_start_matches(['+', '-']);
     if body == "Inf" || body == "inf" {
-        return Cow::Borrowed(if text.starts_with('-') { "-Inf" } else { "+Inf" });
+        return Cow::Borrowed(if text.starts_with('-') {
+            "-Inf"
+        } else {
+            "+Inf"
+        });
     }
     let p = split(text);
     if p.exp_kind == b'p' {
@@ -256,11 +331,20 @@ fn binary_exponent(p: &Parts<'_>) -> String {
     let exp: u32 = exp_digits
         .trim_start_matches('0')
         .parse()
-        .unwrap_or(if exp_digits.trim_start_matches('0').is_empty() { 0 } else { u32::MAX })
+        .unwrap_or(if exp_digits.trim_start_matches('0').is_empty() {
+            0
+        } else {
+            u32::MAX
+        })
         .min(MAX_BINARY_EXPONENT);
     // Digits of the mantissa as a big integer, most significant first, and the count of
     // fractional decimal places.
-    let mut digits: Vec<u8> = p.int.bytes().chain(p.frac.bytes()).map(|b| b - b'0').collect();
+    let mut digits: Vec<u8> = p
+        .int
+        .bytes()
+        .chain(p.frac.bytes())
+        .map(|b| b - b'0')
+        .collect();
     let mut scale = p.frac.len();
     let factor = if exp_neg { 5 } else { 2 };
     for _ in 0..exp {
@@ -281,8 +365,14 @@ fn binary_exponent(p: &Parts<'_>) -> String {
         digits.insert(0, 0);
     }
     let split_at = digits.len() - scale;
-    let int: String = digits[..split_at].iter().map(|d| (d + b'0') as char).collect();
-    let frac: String = digits[split_at..].iter().map(|d| (d + b'0') as char).collect();
+    let int: String = digits[..split_at]
+        .iter()
+        .map(|d| (d + b'0') as char)
+        .collect();
+    let frac: String = digits[split_at..]
+        .iter()
+        .map(|d| (d + b'0') as char)
+        .collect();
     let int = int.trim_start_matches('0');
     let frac = frac.trim_end_matches('0');
     let mut out = String::new();
@@ -352,10 +442,14 @@ mod tests {
 
     #[test]
     fn grammar() {
-        for ok in ["0", "+5", "-5", ".5", "5.", "1e10", "1E-3", "1p4", "-1.5P-2", "Inf", "-inf", "007"] {
+        for ok in [
+            "0", "+5", "-5", ".5", "5.", "1e10", "1E-3", "1p4", "-1.5P-2", "Inf", "-inf", "007",
+        ] {
             assert!(is_valid_decimal(ok.as_bytes()), "{ok}");
         }
-        for bad in ["", ".", "+", "1e", "0x10", "1_000", " 1", "1 ", "NaN", "infinity", "1e+", "--1"] {
+        for bad in [
+            "", ".", "+", "1e", "0x10", "1_000", " 1", "1 ", "NaN", "infinity", "1e+", "--1",
+        ] {
             assert!(!is_valid_decimal(bad.as_bytes()), "{bad}");
         }
     }
@@ -384,7 +478,10 @@ mod tests {
     fn conversions() {
         assert_eq!(Number::Decimal(&"1.5e1").as_i64(), Some(15));
         assert_eq!(Number::Decimal(&"1.55e1").as_i64(), None);
-        assert_eq!(Number::Decimal(&"18446744073709551615").as_u64(), Some(u64::MAX));
+        assert_eq!(
+            Number::Decimal(&"18446744073709551615").as_u64(),
+            Some(u64::MAX)
+        );
         assert_eq!(Number::Decimal(&"18446744073709551616").as_u64(), None);
         assert_eq!(Number::Decimal(&"-0").as_i64(), Some(0));
         assert_eq!(Number::Decimal(&"0.8").as_f64(), 0.8);

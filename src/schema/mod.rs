@@ -7,8 +7,8 @@ mod load;
 mod types;
 
 pub use load::{ProviderSchema, ProviderSchemas, Schema, SchemaSelector, SchemaSource};
-pub use types::{ObjectType, Type, MAX_TYPE_DEPTH};
 pub(crate) use types::write_json_string;
+pub use types::{ObjectType, Type, MAX_TYPE_DEPTH};
 
 /// How the blocks of one nested block type are collected (`Schema.NestedBlock.NestingMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

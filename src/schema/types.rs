@@ -65,7 +65,10 @@ impl ObjectType {
         let attrs: Vec<(String, Type)> = map.into_iter().collect();
         let mut opt: Vec<String> = Vec::new();
         for name in optional {
-            if attrs.binary_search_by(|(n, _)| n.as_str().cmp(name)).is_err() {
+            if attrs
+                .binary_search_by(|(n, _)| n.as_str().cmp(name))
+                .is_err()
+            {
                 return Err(SchemaError::new(format!(
                     "optional attribute {name:?} is not an attribute of the object type"
                 )));
@@ -146,7 +149,9 @@ impl Type {
             Type::List(t) => Type::List(Box::new(t.without_optional_deep())),
             Type::Set(t) => Type::Set(Box::new(t.without_optional_deep())),
             Type::Map(t) => Type::Map(Box::new(t.without_optional_deep())),
-            Type::Tuple(ts) => Type::Tuple(ts.into_iter().map(Type::without_optional_deep).collect()),
+            Type::Tuple(ts) => {
+                Type::Tuple(ts.into_iter().map(Type::without_optional_deep).collect())
+            }
             Type::Object(o) => Type::Object(ObjectType {
                 attrs: o
                     .attrs
@@ -195,7 +200,9 @@ fn parse(json: &Json, depth: usize) -> Result<Type, SchemaError> {
         },
         Json::Array(items) => {
             let Some(Json::String(kind)) = items.first() else {
-                return Err(err("invalid complex type description: expected a kind name"));
+                return Err(err(
+                    "invalid complex type description: expected a kind name",
+                ));
             };
             let arg = items
                 .get(1)

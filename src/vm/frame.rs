@@ -141,8 +141,11 @@ impl<'a> Builder<'a> {
             }));
         };
         let done = std::mem::replace(cur, parent);
+        // An unknown inside the child is inside its parent too: the parent is `cur` now, no
+        // longer on the stack where `build` marks the ancestors.
+        let inside = done.unknown_inside;
         let value = self.build(done);
-        if self.options.check_item_counts && matches!(value, Value::Unknown(_)) {
+        if inside || (self.options.check_item_counts && matches!(value, Value::Unknown(_))) {
             cur.unknown_inside = true;
         }
         store(cur, value);

@@ -2,8 +2,8 @@
 //! unknowns and dynamic wrappers; and the error constructor that renders the value path.
 
 use super::dyncache::Lookup;
-use super::mp_reader::{is_ext, is_str_or_bin, marker_name, SkipError};
 use super::frame::{Frame, Item, Kind, Pending};
+use super::mp_reader::{is_ext, is_str_or_bin, marker_name, SkipError};
 use super::msgpack::Vm;
 use super::refine::{self, Target};
 use crate::error::ErrorKind;
@@ -22,7 +22,10 @@ impl<'a> Vm<'a> {
         };
         // The expected encodings first; nil and unknown after.
         match code {
-            Op::String if (0xa0..=0xbf).contains(&m) => {
+            Op::String
+                if (0xa0..=0xbf).contains(&m)
+                    && (m as u32 & 0x1f) <= self.b.options.limits.max_string_len =>
+            {
                 let len = m as usize & 0x1f;
                 if let Some(s) = short_ascii(self.r.buf, at + 1, len) {
                     self.r.pos = at + 1 + len;
@@ -57,7 +60,12 @@ impl<'a> Vm<'a> {
                 let set = matches!(code, Op::Set { .. });
                 let len = self.array_len(m, at, if set { "set" } else { "list" })?;
                 let out = self.b.bump.alloc_slice_fill_copy(len as usize, Value::Null);
-                let kind = Kind::Seq { out, elem, set, items };
+                let kind = Kind::Seq {
+                    out,
+                    elem,
+                    set,
+                    items,
+                };
                 Ok(Item::Push(Frame::new(kind, len, at)))
             }
             Op::Tuple { elems } => {
@@ -71,7 +79,10 @@ impl<'a> Vm<'a> {
             }
             Op::Map { elem } => {
                 let len = self.map_len(m, at, "map")?;
-                let out = self.b.bump.alloc_slice_fill_copy(len as usize, ("", Value::Null));
+                let out = self
+                    .b
+                    .bump
+                    .alloc_slice_fill_copy(len as usize, ("", Value::Null));
                 Ok(Item::Push(Frame::new(Kind::Map { out, elem }, len, at)))
             }
             Op::Object { attrs } => {
@@ -141,7 +152,11 @@ impl<'a> Vm<'a> {
         };
         let n = n.ok_or_else(|| eof(at))?;
         if matches!(n, Number::Float(f) if f.is_nan()) {
-            return Err(Pending::new(ErrorKind::InvalidNumber, at, "NaN is not a number".into()));
+            return Err(Pending::new(
+                ErrorKind::InvalidNumber,
+                at,
+                "NaN is not a number".into(),
+            ));
         }
         Ok(n)
     }
@@ -169,7 +184,8 @@ impl<'a> Vm<'a> {
         }
         let max = self.b.options.limits.max_refinement_len;
         if len > max as usize {
-            let msg = format!("refinement payload of {len} bytes exceeds max_refinement_len ({max})");
+            let msg =
+                format!("refinement payload of {len} bytes exceeds max_refinement_len ({max})");
             return Err(Pending::new(ErrorKind::Limit, at, msg));
         }
         let target = match self.b.prog.op(op) {
@@ -182,10 +198,11 @@ impl<'a> Vm<'a> {
         match refine::parse(payload, payload_at, target, self.b.bump) {
             Ok(None) => Ok(Value::Unknown(None)),
             Ok(Some(r)) => Ok(Value::Unknown(Some(self.b.bump.alloc(r)))),
-            Err(e) => {
-                let kind = if e.eof { ErrorKind::Eof } else { ErrorKind::InvalidRefinement };
-                Err(Pending::new(kind, e.offset, e.message))
-            }
+            Err(e) => Err(Pending::new(
+                ErrorKind::InvalidRefinement,
+                e.offset,
+                e.message,
+            )),
         }
     }
 
@@ -199,7 +216,11 @@ impl<'a> Vm<'a> {
                     "expected a dynamic value [type, value], found msgpack {}",
                     marker_name(m)
                 );
-                return Err(Pending::new(ErrorKind::InvalidDynamic, at, msg));
+                return Err(Pending::new(
+                    reserved_or(m, ErrorKind::InvalidDynamic),
+                    at,
+                    msg,
+                ));
             }
         };
         if len != 2 {
@@ -213,7 +234,11 @@ impl<'a> Vm<'a> {
                 "dynamic value type must be JSON in bin or str, found msgpack {}",
                 marker_name(tm)
             );
-            return Err(Pending::new(ErrorKind::InvalidDynamic, type_at, msg));
+            return Err(Pending::new(
+                reserved_or(tm, ErrorKind::InvalidDynamic),
+                type_at,
+                msg,
+            ));
         }
         self.r.pos += 1;
         let tlen = self.r.str_len(tm).ok_or_else(|| eof(type_at))?;
@@ -228,7 +253,8 @@ impl<'a> Vm<'a> {
         let sub = match root.dyn_cache.get_or_compile(type_json, max_types) {
             Lookup::Found(p) => p,
             Lookup::Full => {
-                let msg = format!("more than max_dynamic_types ({max_types}) distinct dynamic types");
+                let msg =
+                    format!("more than max_dynamic_types ({max_types}) distinct dynamic types");
                 return Err(Pending::new(ErrorKind::Limit, type_at, msg));
             }
             Lookup::Invalid(msg) => {
@@ -310,7 +336,7 @@ impl<'a> Vm<'a> {
         let m = self.r.peek().ok_or_else(|| eof(at))?;
         if !is_str_or_bin(m) {
             let msg = format!("map keys must be strings, found msgpack {}", marker_name(m));
-            return Err(Pending::new(ErrorKind::InvalidKey, at, msg));
+            return Err(Pending::new(reserved_or(m, ErrorKind::InvalidKey), at, msg));
         }
         let bytes = self.str_bytes(m, at)?;
         utf8(bytes, at)
@@ -324,7 +350,14 @@ impl<'a> Vm<'a> {
         cur: &mut Frame<'a>,
     ) -> Result<Option<(u32, OpId, Op)>, Pending> {
         let prog = self.b.prog;
-        let Kind::Object { attrs, next, current, raw_key, .. } = &mut cur.kind else {
+        let Kind::Object {
+            attrs,
+            next,
+            current,
+            raw_key,
+            ..
+        } = &mut cur.kind
+        else {
             return Ok(None);
         };
         let at = self.r.pos;
@@ -344,8 +377,11 @@ impl<'a> Vm<'a> {
             None => {
                 let m = self.r.peek().ok_or_else(|| eof(at))?;
                 if !is_str_or_bin(m) {
-                    let msg = format!("object keys must be strings, found msgpack {}", marker_name(m));
-                    return Err(Pending::new(ErrorKind::InvalidKey, at, msg));
+                    let msg = format!(
+                        "object keys must be strings, found msgpack {}",
+                        marker_name(m)
+                    );
+                    return Err(Pending::new(reserved_or(m, ErrorKind::InvalidKey), at, msg));
                 }
                 let key = self.str_bytes(m, at)?;
                 let names = &prog.attr_names[attrs.range()];
@@ -365,7 +401,11 @@ impl<'a> Vm<'a> {
                             Ok(()) => {}
                             Err(SkipError::Eof) => return Err(eof(vat)),
                             Err(SkipError::Reserved(p)) => {
-                                return Err(Pending::new(ErrorKind::Syntax, p, "reserved msgpack byte 0xc1".into()))
+                                return Err(Pending::new(
+                                    ErrorKind::Syntax,
+                                    p,
+                                    "reserved msgpack byte 0xc1".into(),
+                                ))
                             }
                         }
                         cur.index += 1;
@@ -388,7 +428,8 @@ fn short_ascii(buf: &[u8], start: usize, len: usize) -> Option<&str> {
     if len > 16 {
         return None;
     }
-    let word = u128::from_le_bytes(*chunk) & (u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0));
+    let word =
+        u128::from_le_bytes(*chunk) & (u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0));
     if word & 0x8080_8080_8080_8080_8080_8080_8080_8080 != 0 {
         return None;
     }
@@ -405,8 +446,13 @@ fn utf8(bytes: &[u8], at: usize) -> Result<&str, Pending> {
         // measured +7% on `aws_states` (std's `from_utf8` is not elided after `is_ascii`).
         return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
     }
-    simdutf8::basic::from_utf8(bytes)
-        .map_err(|_| Pending::new(ErrorKind::InvalidUtf8, at, "string is not valid UTF-8".into()))
+    simdutf8::basic::from_utf8(bytes).map_err(|_| {
+        Pending::new(
+            ErrorKind::InvalidUtf8,
+            at,
+            "string is not valid UTF-8".into(),
+        )
+    })
 }
 
 #[cold]
@@ -414,9 +460,23 @@ fn eof(at: usize) -> Pending {
     Pending::new(ErrorKind::Eof, at, "unexpected end of input".into())
 }
 
+/// The reserved byte `0xc1` is not MessagePack at all: a syntax error wherever it appears.
+#[cold]
+fn reserved_or(m: u8, kind: ErrorKind) -> ErrorKind {
+    if m == 0xc1 {
+        ErrorKind::Syntax
+    } else {
+        kind
+    }
+}
+
 #[cold]
 fn mismatch(expected: &str, m: u8, at: usize) -> Pending {
     let msg = format!("expected {expected}, found msgpack {}", marker_name(m));
-    let kind = if m == 0xc1 { ErrorKind::Syntax } else { ErrorKind::TypeMismatch };
+    let kind = if m == 0xc1 {
+        ErrorKind::Syntax
+    } else {
+        ErrorKind::TypeMismatch
+    };
     Pending::new(kind, at, msg)
 }

@@ -55,7 +55,8 @@ impl<'a> Reader<'a> {
 
     #[inline(always)]
     pub fn be_u32(&mut self) -> Option<u32> {
-        self.take(4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+        self.take(4)
+            .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
     }
 
     #[inline(always)]

@@ -98,7 +98,9 @@ impl<'a> Vm<'a> {
         };
         let prog = self.b.prog;
         let ops = &prog.tuple_elems[elems.range()];
-        while let (Some(slot), Some(&op)) = (out.get_mut(cur.index as usize), ops.get(cur.index as usize)) {
+        while let (Some(slot), Some(&op)) =
+            (out.get_mut(cur.index as usize), ops.get(cur.index as usize))
+        {
             match self.item(prog.op(op), op)? {
                 Item::Done(v) => {
                     if self.b.options.check_item_counts && matches!(v, Value::Unknown(_)) {

@@ -25,22 +25,21 @@ pub(crate) enum Target {
 pub(crate) struct RefineError {
     pub offset: usize,
     pub message: String,
-    pub eof: bool,
 }
 
 fn fail(offset: usize, message: impl Into<String>) -> RefineError {
     RefineError {
         offset,
         message: message.into(),
-        eof: false,
     }
 }
 
+/// The payload (whose length the extension header fixed) ends inside a refinement: malformed
+/// refinements, not the end of the input.
 fn eof(offset: usize) -> RefineError {
     RefineError {
         offset,
         message: "refinement payload ends early".into(),
-        eof: true,
     }
 }
 
@@ -63,7 +62,10 @@ pub(crate) fn parse<'a>(
         _ => {
             return Err(fail(
                 base,
-                format!("refinements must be a msgpack map, found {}", marker_name(m)),
+                format!(
+                    "refinements must be a msgpack map, found {}",
+                    marker_name(m)
+                ),
             ))
         }
     };
@@ -74,7 +76,8 @@ pub(crate) fn parse<'a>(
     let mut seen = 0u8;
     for _ in 0..n {
         let key_at = at(&r);
-        let key = read_int(&mut r).map_err(|e| e.unwrap_or_else(|| fail(key_at, "non-integer key in refinement map")))?;
+        let key = read_int(&mut r, base)
+            .map_err(|e| e.unwrap_or_else(|| fail(key_at, "non-integer key in refinement map")))?;
         let val_at = at(&r);
         if (1..=6).contains(&key) {
             let bit = 1u8 << key;
@@ -105,7 +108,10 @@ pub(crate) fn parse<'a>(
                     Some(m) => {
                         return Err(fail(
                             val_at,
-                            format!("nullness refinement must be a bool, found {}", marker_name(m)),
+                            format!(
+                                "nullness refinement must be a bool, found {}",
+                                marker_name(m)
+                            ),
                         ))
                     }
                     None => return Err(eof(val_at)),
@@ -114,7 +120,13 @@ pub(crate) fn parse<'a>(
             2 => {
                 let m = r.u8().ok_or_else(|| eof(val_at))?;
                 if !is_str_or_bin(m) {
-                    return Err(fail(val_at, format!("string prefix refinement must be a string, found {}", marker_name(m))));
+                    return Err(fail(
+                        val_at,
+                        format!(
+                            "string prefix refinement must be a string, found {}",
+                            marker_name(m)
+                        ),
+                    ));
                 }
                 let len = r.str_len(m).ok_or_else(|| eof(val_at))?;
                 let bytes = r.take(len).ok_or_else(|| eof(val_at))?;
@@ -131,7 +143,7 @@ pub(crate) fn parse<'a>(
                 }
             }
             5 | 6 => {
-                let v = read_int(&mut r).map_err(|e| {
+                let v = read_int(&mut r, base).map_err(|e| {
                     e.unwrap_or_else(|| fail(val_at, "length bound refinement must be an integer"))
                 })?;
                 let v = u64::try_from(v)
@@ -156,8 +168,9 @@ pub(crate) fn parse<'a>(
 }
 
 /// Reads any msgpack integer. `Err(None)`: not an integer; `Err(Some(e))`: truncated.
-fn read_int(r: &mut Reader<'_>) -> Result<i128, Option<RefineError>> {
-    let at = r.pos;
+fn read_int(r: &mut Reader<'_>, base: usize) -> Result<i128, Option<RefineError>> {
+    let start = r.pos;
+    let at = base + start;
     let m = r.u8().ok_or_else(|| Some(eof(at)))?;
     let e = || Some(eof(at));
     Ok(match m {
@@ -172,7 +185,7 @@ fn read_int(r: &mut Reader<'_>) -> Result<i128, Option<RefineError>> {
         0xd2 => (r.be_u32().ok_or_else(e)? as i32) as i128,
         0xd3 => (r.be_u64().ok_or_else(e)? as i64) as i128,
         _ => {
-            r.pos = at;
+            r.pos = start;
             return Err(None);
         }
     })
@@ -213,7 +226,10 @@ fn read_bound<'a>(
             let len = r.str_len(m).ok_or_else(e)?;
             let bytes = r.take(len).ok_or_else(e)?;
             if !is_valid_decimal(bytes) {
-                return Err(fail(num_at, "numeric bound refinement is not a valid number"));
+                return Err(fail(
+                    num_at,
+                    "numeric bound refinement is not a valid number",
+                ));
             }
             // The grammar is ASCII-only, so the bytes are UTF-8.
             let text = std::str::from_utf8(bytes).map_err(|_| fail(num_at, "invalid number"))?;
@@ -237,9 +253,12 @@ fn read_bound<'a>(
 
 fn check_consistent(r: &Refinements<'_>, base: usize) -> Result<(), RefineError> {
     if let (Some((lo, lo_inc)), Some((hi, hi_inc))) = (r.number_lower, r.number_upper) {
-        let (lo, hi) = (lo.as_f64(), hi.as_f64());
-        if lo > hi || (lo == hi && !(lo_inc && hi_inc)) {
-            return Err(fail(base, "number lower bound refinement is above the upper bound"));
+        let order = lo.cmp_exact(&hi);
+        if order.is_gt() || (order.is_eq() && !(lo_inc && hi_inc)) {
+            return Err(fail(
+                base,
+                "number lower bound refinement is above the upper bound",
+            ));
         }
     }
     if let (Some(lo), Some(hi)) = (r.length_lower, r.length_upper) {
@@ -257,7 +276,10 @@ fn check_consistent(r: &Refinements<'_>, base: usize) -> Result<(), RefineError>
             || r.length_lower.is_some()
             || r.length_upper.is_some())
     {
-        return Err(fail(base, "a definitely-null unknown cannot carry other refinements"));
+        return Err(fail(
+            base,
+            "a definitely-null unknown cannot carry other refinements",
+        ));
     }
     Ok(())
 }

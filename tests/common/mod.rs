@@ -9,7 +9,11 @@ use std::path::PathBuf;
 pub fn shared_dir(skip_msg: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("TFWIRE_SHARED")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("shared"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("shared")
+        });
     if dir.is_dir() {
         Some(dir)
     } else {

@@ -1,0 +1,214 @@
+//! The spec's `"dynamic"` row: a `[type JSON, value]` array whose first element is bin or
+//! str (in every format), the value decoded with that type; typed nulls and unknowns; dynamic
+//! values nested in dynamic values and in lists, maps and objects.
+
+#[path = "support/mp.rs"]
+mod mp;
+
+use bumpalo::Bump;
+use mp::{hex, mp};
+use tfwire::{dump, Program, Value};
+
+fn prog(ty: &str) -> Program {
+    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
+}
+
+/// The DUMP of `input` decoded as `ty`; panics on a decode error.
+fn dump(ty: &str, input: &[u8]) -> String {
+    let p = prog(ty);
+    let bump = Bump::new();
+    match p.decode_msgpack(input, &bump) {
+        Ok(v) => dump::to_string(&p, v),
+        Err(e) => panic!("{ty} {input:02x?}: {e}"),
+    }
+}
+
+/// Runs `f` on the decoded value.
+fn with_value(ty: &str, input: &[u8], f: impl for<'a> FnOnce(&'a Program, Value<'a>)) {
+    let p = prog(ty);
+    let bump = Bump::new();
+    match p.decode_msgpack(input, &bump) {
+        Ok(v) => f(&p, v),
+        Err(e) => panic!("{ty} {input:02x?}: {e}"),
+    }
+}
+
+// ---- "dynamic" ------------------------------------------------------------------------------
+
+#[test]
+fn dynamic_with_bin_or_str_type_json() {
+    let ty = r#""dynamic""#;
+    let want = r#"{"type":"string","value":"hello"}"#;
+    let t = br#""string""#;
+    for head in [
+        mp().arr(2).bin8(t),
+        mp().arr(2).bin16(t),
+        mp().arr(2).bin32(t),
+        mp().arr(2).s("\"string\""),
+        mp().arr(2).str8(t),
+        mp().arr(2).str16(t),
+        mp().arr(2).str32(t),
+        mp().arr16(2).bin8(t),
+        mp().arr32(2).bin8(t),
+    ] {
+        let input = head.s("hello").done();
+        assert_eq!(dump(ty, &input), want);
+        with_value(ty, &input, |_, v| {
+            let Value::Dynamic(d) = v else {
+                panic!("{v:?}")
+            };
+            assert_eq!(d.program.root_type().to_string(), "\"string\"");
+            assert_eq!(d.value, Value::String("hello"));
+            assert_eq!(v.as_str(), Some("hello"));
+        });
+    }
+}
+
+#[test]
+fn dynamic_of_every_concrete_type() {
+    let cases: &[(&str, mp::Mp, &str)] = &[
+        ("\"number\"", mp().int(7), "7"),
+        ("\"bool\"", mp().bool(true), "true"),
+        (
+            r#"["list","string"]"#,
+            mp().arr(1).s("hello"),
+            r#"["hello"]"#,
+        ),
+        (r#"["set","number"]"#, mp().arr(2).int(1).int(1), "[1,1]"),
+        (
+            r#"["map","number"]"#,
+            mp().map(1).s("k").int(1),
+            r#"{"k":1}"#,
+        ),
+        (
+            r#"["object",{"n":"number"}]"#,
+            mp().map(1).s("n").int(7),
+            r#"{"n":7}"#,
+        ),
+        (
+            r#"["tuple",["string","bool"]]"#,
+            mp().arr(2).s("a").bool(false),
+            r#"["a",false]"#,
+        ),
+    ];
+    for (t, value, want) in cases {
+        let input = mp().dynamic(t).then(value.clone()).done();
+        assert_eq!(
+            dump("\"dynamic\"", &input),
+            format!(r#"{{"type":{t},"value":{want}}}"#)
+        );
+    }
+}
+
+#[test]
+fn dynamic_typed_null_unknown_and_dynamic_null() {
+    // A typed null and a typed unknown lose their type; so do a null and an unknown dynamic.
+    let typed_null = hex("92c40822737472696e6722c0");
+    with_value("\"dynamic\"", &typed_null, |_, v| {
+        assert_eq!(v, Value::Null)
+    });
+    let typed_unknown = mp().dynamic(r#"["list","string"]"#).unknown().done();
+    with_value("\"dynamic\"", &typed_unknown, |_, v| {
+        assert_eq!(v, Value::Unknown(None))
+    });
+    assert_eq!(dump("\"dynamic\"", &[0xc0]), "null");
+    assert_eq!(dump("\"dynamic\"", &hex("d40000")), r#"{"$unknown":{}}"#);
+    // Unknowns inside a concrete value keep their position.
+    let inner = mp()
+        .dynamic(r#"["list","number"]"#)
+        .arr(2)
+        .int(1)
+        .unknown()
+        .done();
+    assert_eq!(
+        dump("\"dynamic\"", &inner),
+        r#"{"type":["list","number"],"value":[1,{"$unknown":{}}]}"#
+    );
+}
+
+#[test]
+fn dynamic_nested_in_dynamic() {
+    let input = mp()
+        .dynamic("\"dynamic\"")
+        .dynamic("\"number\"")
+        .int(5)
+        .done();
+    assert_eq!(
+        dump("\"dynamic\"", &input),
+        r#"{"type":"dynamic","value":{"type":"number","value":5}}"#
+    );
+    let list = mp()
+        .dynamic(r#"["list","dynamic"]"#)
+        .arr(2)
+        .dynamic("\"string\"")
+        .s("a")
+        .nil()
+        .done();
+    assert_eq!(
+        dump("\"dynamic\"", &list),
+        r#"{"type":["list","dynamic"],"value":[{"type":"string","value":"a"},null]}"#
+    );
+}
+
+#[test]
+fn list_map_and_object_of_dynamic() {
+    let list = mp()
+        .arr(3)
+        .dynamic("\"string\"")
+        .s("a")
+        .dynamic("\"string\"")
+        .s("b")
+        .unknown()
+        .done();
+    assert_eq!(
+        dump(r#"["list","dynamic"]"#, &list),
+        r#"[{"type":"string","value":"a"},{"type":"string","value":"b"},{"$unknown":{}}]"#
+    );
+    let map = mp()
+        .map(2)
+        .s("x")
+        .dynamic("\"bool\"")
+        .bool(true)
+        .s("y")
+        .nil()
+        .done();
+    assert_eq!(
+        dump(r#"["map","dynamic"]"#, &map),
+        r#"{"x":{"type":"bool","value":true},"y":null}"#
+    );
+    let ty = r#"["object",{"extra":"dynamic","id":"string"}]"#;
+    let obj = mp()
+        .map(2)
+        .s("extra")
+        .dynamic(r#"["object",{"n":"number"}]"#)
+        .map(1)
+        .s("n")
+        .int(7)
+        .s("id")
+        .s("i-1")
+        .done();
+    with_value(ty, &obj, |p, v| {
+        let root = p.typed(v);
+        assert_eq!(
+            root.attr("extra")
+                .and_then(|e| e.attr("n"))
+                .and_then(|n| n.value.as_i64()),
+            Some(7)
+        );
+        assert_eq!(
+            dump::to_string(p, v),
+            r#"{"extra":{"type":["object",{"n":"number"}],"value":{"n":7}},"id":"i-1"}"#
+        );
+    });
+}
+
+#[test]
+fn dynamic_type_json_with_optional_attributes_and_spaces() {
+    let t = r#"[ "object" , { "b":"number", "a":"string" }, ["b"] ]"#;
+    let input = mp().dynamic(t).map(2).s("a").s("x").s("b").nil().done();
+    // The printed type is go-cty's compact form, attributes sorted.
+    assert_eq!(
+        dump("\"dynamic\"", &input),
+        r#"{"type":["object",{"a":"string","b":"number"},["b"]],"value":{"a":"x","b":null}}"#
+    );
+}
