@@ -78,6 +78,7 @@ mod limits;
 mod number;
 mod program;
 pub mod schema;
+pub mod state;
 mod value;
 mod vm;
 

@@ -189,6 +189,60 @@ impl Program {
         msgpack::decode(self, input, bump, options)
     }
 
+    /// Decodes one JSON value (the whole input; whitespace around it is allowed) with default
+    /// options.
+    ///
+    /// go-cty's JSON rules apply: a missing object attribute reads as null, an unknown one is
+    /// an error; a number may arrive as a JSON string (`"5"`), a bool as `"true"`/`"false"`/
+    /// `"1"`/`"0"`, a string as a JSON number (its literal text) or bool; a dynamic value is
+    /// `{"type": T, "value": V}` in either key order. Duplicate object keys and trailing
+    /// bytes are errors. Strings without escapes borrow from `input`; numbers keep their
+    /// exact text.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::Program;
+    ///
+    /// let program = Program::from_type_json(r#"["object",{"id":"string","port":"number","tags":["map","string"]}]"#).unwrap();
+    /// let bump = Bump::new();
+    /// let value = program.decode_json(br#"{"id": "i-1", "port": "443"}"#, &bump).unwrap();
+    /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("i-1"));
+    /// assert_eq!(value.attr(&program, "port").unwrap().as_i64(), Some(443));
+    /// assert!(value.attr(&program, "tags").unwrap().is_null());
+    /// ```
+    pub fn decode_json<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+    ) -> Result<Value<'a>, DecodeError> {
+        crate::vm::json::decode(self, input, bump, &DecodeOptions::default())
+    }
+
+    /// Decodes one JSON value (the whole input) with options. `missing_attributes_null` has
+    /// no effect: JSON objects always read missing attributes as null.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::{DecodeOptions, ErrorKind, Program};
+    ///
+    /// let program = Program::from_type_json(r#"["object",{"id":"string"}]"#).unwrap();
+    /// let bump = Bump::new();
+    /// let input = br#"{"id": "i-1", "legacy": [1, 2]}"#;
+    /// let err = program.decode_json(input, &bump).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::UnknownAttribute);
+    /// let options = DecodeOptions { skip_unknown_attributes: true, ..Default::default() };
+    /// let value = program.decode_json_with(input, &bump, &options).unwrap();
+    /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("i-1"));
+    /// ```
+    pub fn decode_json_with<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+        options: &DecodeOptions,
+    ) -> Result<Value<'a>, DecodeError> {
+        crate::vm::json::decode(self, input, bump, options)
+    }
+
     /// Bundles a value this program decoded with the program, for navigation by name.
     pub fn typed<'a>(&'a self, value: Value<'a>) -> Typed<'a> {
         Typed::new(self, value)

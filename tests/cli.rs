@@ -180,3 +180,19 @@ fn every_subcommand_has_help() {
         assert!(text(&out.stdout).contains("Usage: tfwire"), "{sub}");
     }
 }
+
+#[test]
+fn selectors_pick_one_schema_of_a_document() {
+    let doc = "tests/data/states/toy.schemas.json";
+    let out = tfwire(&["type", "--schema", doc, "--data-source", "toy_image"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "[\"object\",{\"id\":\"string\",\"name\":\"string\"}]\n");
+    let out = tfwire(&["type", "--schema", doc, "--resource", "toy_server", "--provider", "toy"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = tfwire(&["type", "--schema", doc, "--resource", "toy_nothing"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "tfwire: tests/data/states/toy.schemas.json: resource \"toy_nothing\" not found in the providers-schema document\n"
+    );
+}

@@ -1,5 +1,8 @@
 //! Command-line definitions (clap) and the subcommands.
 
+mod bench;
+mod state;
+
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -24,28 +27,32 @@ enum Command {
     Type(TypeArgs),
     /// Print the compiled program of a schema or type.
     Disasm(TypeArgs),
+    /// Decode every resource instance of state files against providers-schema documents.
+    State(state::StateArgs),
+    /// Measure tfwire against its peers (rmpv, rmp-serde, serde_json, simd-json, sonic-rs).
+    Bench(bench::BenchArgs),
 }
 
 /// Where the type comes from.
 #[derive(Args, Debug)]
-#[group(id = "source", required = true, multiple = false, args = ["schema", "type_json"])]
+#[group(skip)]
 struct SourceArgs {
     /// A schema file: a providers-schema document, a bare block, `{"version":n,"block":…}` or
     /// `{"type": T}`.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", required_unless_present = "type_json")]
     schema: Option<PathBuf>,
     /// A type constraint as JSON, or `@FILE` to read it from a file.
-    #[arg(long = "type", value_name = "JSON")]
+    #[arg(long = "type", value_name = "JSON", conflicts_with = "schema")]
     type_json: Option<String>,
     /// With a providers-schema document: the resource type.
-    #[arg(long, value_name = "NAME", conflicts_with = "data_source", requires = "schema")]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["data_source", "type_json"])]
     resource: Option<String>,
     /// With a providers-schema document: the data source.
-    #[arg(long, value_name = "NAME", requires = "schema")]
+    #[arg(long, value_name = "NAME", conflicts_with = "type_json")]
     data_source: Option<String>,
     /// With a providers-schema document: the provider (full address or last segment); alone,
     /// selects its provider configuration schema.
-    #[arg(long, value_name = "NAME", requires = "schema")]
+    #[arg(long, value_name = "NAME", conflicts_with = "type_json")]
     provider: Option<String>,
 }
 
@@ -102,6 +109,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             let program = compile(&args.source)?;
             write_stdout(program.to_string().as_bytes())
         }
+        Command::State(args) => state::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

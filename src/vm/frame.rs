@@ -152,6 +152,32 @@ impl<'a> Builder<'a> {
         Ok(None)
     }
 
+    /// Like [`complete`](Builder::complete), but hands the finished value back instead of
+    /// storing it in the parent (for executors that collect a container's elements in scratch
+    /// vectors and move them into `out` just before completing it, as the JSON VM does).
+    /// Returns the value and whether `cur` was the root.
+    #[inline]
+    pub(super) fn complete_take(
+        &mut self,
+        cur: &mut Frame<'a>,
+    ) -> Result<(Value<'a>, bool), Pending> {
+        self.check_complete(cur)?;
+        let Some(parent) = self.stack.pop() else {
+            let value = match cur.kind {
+                Kind::Root { value } => value,
+                _ => Value::Null,
+            };
+            return Ok((value, true));
+        };
+        let done = std::mem::replace(cur, parent);
+        let inside = done.unknown_inside;
+        let value = self.build_inline(done);
+        if inside || (self.options.check_item_counts && matches!(value, Value::Unknown(_))) {
+            cur.unknown_inside = true;
+        }
+        Ok((value, false))
+    }
+
     /// A new object frame for `len` entries on the wire.
     #[inline]
     pub(super) fn object_frame(&self, op: OpId, attrs: Span, len: u32, at: usize) -> Frame<'a> {
@@ -236,6 +262,14 @@ impl<'a> Builder<'a> {
 
     /// Turns a complete frame into its value.
     fn build(&mut self, frame: Frame<'a>) -> Value<'a> {
+        self.build_inline(frame)
+    }
+
+    /// [`build`](Builder::build), inlined into the caller: the value's parts then go straight
+    /// to where the caller stores them, instead of through a returned temporary whose tag
+    /// byte is re-read as a word (a store-forwarding stall on every container).
+    #[inline(always)]
+    fn build_inline(&mut self, frame: Frame<'a>) -> Value<'a> {
         if frame.unknown_inside {
             if let Some(parent) = self.stack.last_mut() {
                 parent.unknown_inside = true;

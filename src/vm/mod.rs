@@ -9,3 +9,6 @@ mod mp_items;
 mod mp_reader;
 mod path;
 mod refine;
+pub(crate) mod json;
+mod json_items;
+mod json_scan;

@@ -1,0 +1,373 @@
+//! `tfwire bench`: tfwire against its peers on the same inputs, interleaved in rounds, medians.
+//!
+//! Every input is first decoded by tfwire and checked against its expected DUMP (when one is
+//! known) — a broken decode is never timed. Then each round runs every contender for a fixed
+//! slice of time, in turn, so that machine noise hits them alike; the table shows the median
+//! MB/s of the rounds and tfwire's ratio to each peer.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bumpalo::Bump;
+use clap::Args;
+use tfwire::schema::{SchemaSelector, SchemaSource};
+use tfwire::{DecodeOptions, Program};
+
+use super::Failure;
+
+#[path = "../../tests/support/dumpcmp.rs"]
+mod dumpcmp;
+
+/// Options of `tfwire bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Benchmark your own input instead of the workloads: a schema file (as for `decode`).
+    #[arg(long, value_name = "FILE", requires = "input")]
+    schema: Option<PathBuf>,
+    /// Benchmark your own input: a type constraint as JSON, or `@FILE`.
+    #[arg(long = "type", value_name = "JSON", conflicts_with = "schema", requires = "input")]
+    type_json: Option<String>,
+    /// With `--schema` and a providers-schema document: the resource type.
+    #[arg(long, value_name = "NAME")]
+    resource: Option<String>,
+    /// With `--schema` and a providers-schema document: the data source.
+    #[arg(long, value_name = "NAME")]
+    data_source: Option<String>,
+    /// With `--schema` and a providers-schema document: the provider.
+    #[arg(long, value_name = "NAME")]
+    provider: Option<String>,
+    /// Encoding of your own input (default msgpack); with the workloads, only this encoding.
+    #[arg(long, value_enum)]
+    format: Option<Encoding>,
+    /// Only these workloads (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    only: Vec<String>,
+    /// Only these contenders (comma-separated: tfwire, rmpv_ref, rmpv, rmp_serde, serde_json,
+    /// simd_json, sonic_rs).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    contenders: Vec<String>,
+    /// Rounds per input (the table shows medians).
+    #[arg(long, default_value_t = 7)]
+    rounds: u32,
+    /// Milliseconds each contender runs per round.
+    #[arg(long, default_value_t = 40)]
+    round_ms: u64,
+    /// Print the table as JSON on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Your own input file (with `--schema` or `--type`).
+    #[arg(value_name = "INPUT")]
+    input: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Encoding {
+    Msgpack,
+    Json,
+}
+
+impl Encoding {
+    fn name(self) -> &'static str {
+        match self {
+            Encoding::Msgpack => "msgpack",
+            Encoding::Json => "json",
+        }
+    }
+}
+
+/// One input to measure.
+struct Case {
+    workload: String,
+    encoding: Encoding,
+    program: Program,
+    type_json: String,
+    input: Vec<u8>,
+    expected_dump: Option<String>,
+}
+
+/// One measured row.
+struct Row {
+    workload: String,
+    encoding: Encoding,
+    bytes: usize,
+    /// (contender, median MB/s); tfwire first.
+    results: Vec<(&'static str, Option<f64>)>,
+}
+
+/// Runs `tfwire bench`.
+pub fn run(args: BenchArgs) -> Result<(), Failure> {
+    let cases = if let Some(input) = &args.input {
+        vec![own_case(&args, input)?]
+    } else {
+        workload_cases(&args)?
+    };
+    if cases.is_empty() {
+        return Err(Failure::Usage("no workloads found (see perf/workloads)".into()));
+    }
+    let mut rows = Vec::new();
+    for case in &cases {
+        check(case)?;
+        if !args.json {
+            eprintln!("bench: {} {} ({} bytes)", case.workload, case.encoding.name(), case.input.len());
+        }
+        rows.push(measure(case, &args.contenders, args.rounds, Duration::from_millis(args.round_ms)));
+    }
+    let report = if args.json { render_json(&rows) } else { render_text(&rows) };
+    super::write_stdout(report.as_bytes())
+}
+
+fn own_case(args: &BenchArgs, input: &Path) -> Result<Case, Failure> {
+    let program = if let Some(ty) = &args.type_json {
+        let text = match ty.strip_prefix('@') {
+            Some(path) => super::read_file(Path::new(path))?,
+            None => ty.clone(),
+        };
+        Program::from_type_json(&text).map_err(|e| Failure::Usage(format!("--type: {e}")))?
+    } else {
+        let path = args.schema.as_deref().ok_or_else(|| Failure::Usage("--schema or --type is required".into()))?;
+        let source = SchemaSource::parse(&super::read_file(path)?)
+            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+        let sel = SchemaSelector {
+            resource: args.resource.clone(),
+            data_source: args.data_source.clone(),
+            provider: args.provider.clone(),
+        };
+        Program::from_source(&source, &sel).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+    };
+    let bytes = std::fs::read(input).map_err(|e| Failure::Usage(format!("{}: {e}", input.display())))?;
+    Ok(Case {
+        workload: input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        encoding: args.format.unwrap_or(Encoding::Msgpack),
+        type_json: program.root_type().to_string(),
+        program,
+        input: bytes,
+        expected_dump: None,
+    })
+}
+
+/// The repository's workloads, replaced by the full set of `../shared/workloads` when present.
+fn workload_cases(args: &BenchArgs) -> Result<Vec<Case>, Failure> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("perf/workloads");
+    let shared = std::env::var_os("TFWIRE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+        .join("workloads");
+    let dir = if shared.is_dir() { shared } else { repo };
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", dir.display())))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("schema.json").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| args.only.is_empty() || args.only.contains(n))
+        .collect();
+    names.sort();
+    let mut cases = Vec::new();
+    for name in names {
+        let wdir = dir.join(&name);
+        let schema = super::read_file(&wdir.join("schema.json"))?;
+        for encoding in [Encoding::Msgpack, Encoding::Json] {
+            if args.format.is_some_and(|f| f != encoding) {
+                continue;
+            }
+            let file = wdir.join(format!("value.{}", encoding.name()));
+            let Ok(input) = std::fs::read(&file) else { continue };
+            let program = Program::from_schema_json(&schema)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", wdir.display())))?;
+            let dump_file = wdir.join(format!("value.{}.dump.json.gz", encoding.name()));
+            let dump_file = if dump_file.is_file() { dump_file } else { wdir.join("value.msgpack.dump.json.gz") };
+            cases.push(Case {
+                workload: name.clone(),
+                encoding,
+                type_json: program.root_type().to_string(),
+                program,
+                input,
+                expected_dump: Some(gunzip(&dump_file)?),
+            });
+        }
+    }
+    Ok(cases)
+}
+
+fn gunzip(path: &Path) -> Result<String, Failure> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    Ok(text)
+}
+
+fn decode<'a>(case: &'a Case, bump: &'a Bump) -> Result<tfwire::Value<'a>, tfwire::DecodeError> {
+    let options = DecodeOptions::default();
+    match case.encoding {
+        Encoding::Msgpack => case.program.decode_msgpack_with(&case.input, bump, &options),
+        Encoding::Json => case.program.decode_json_with(&case.input, bump, &options),
+    }
+}
+
+/// Decodes once and compares with the expected DUMP: a wrong result is never timed.
+fn check(case: &Case) -> Result<(), Failure> {
+    let bump = Bump::new();
+    let value = decode(case, &bump).map_err(|e| {
+        Failure::BadInput(format!("{} {}: error at {} (byte {}): {}", case.workload, case.encoding.name(), e.display_path(), e.offset(), e.message()))
+    })?;
+    if let Some(expected) = &case.expected_dump {
+        let got = tfwire::dump::to_string(&case.program, value);
+        let opts = dumpcmp::Options { f64: true, ignore_refinements: false };
+        dumpcmp::compare(&case.type_json, expected, &got, opts).map_err(|e| {
+            Failure::BadInput(format!("{} {}: wrong result, not timed: {e}", case.workload, case.encoding.name()))
+        })?;
+    }
+    Ok(())
+}
+
+type Contender<'c> = (&'static str, Box<dyn FnMut() -> bool + 'c>);
+
+fn contenders(case: &Case) -> Vec<Contender<'_>> {
+    let input = &case.input[..];
+    let mut bump = Bump::new();
+    let mut list: Vec<Contender<'_>> = vec![(
+        "tfwire",
+        Box::new(move || {
+            bump.reset();
+            decode(case, &bump).map(std::hint::black_box).is_ok()
+        }),
+    )];
+    match case.encoding {
+        Encoding::Msgpack => {
+            list.push(("rmpv_ref", Box::new(move || {
+                let mut rd = input;
+                rmpv::decode::read_value_ref(&mut rd).map(std::hint::black_box).is_ok()
+            })));
+            list.push(("rmpv", Box::new(move || {
+                let mut rd = input;
+                rmpv::decode::read_value(&mut rd).map(std::hint::black_box).is_ok()
+            })));
+            list.push(("rmp_serde", Box::new(move || {
+                rmp_serde::from_slice::<rmpv::Value>(input).map(std::hint::black_box).is_ok()
+            })));
+        }
+        Encoding::Json => {
+            list.push(("serde_json", Box::new(move || {
+                serde_json::from_slice::<serde_json::Value>(input).map(std::hint::black_box).is_ok()
+            })));
+            let mut buf = Vec::with_capacity(input.len());
+            let mut buffers = simd_json::Buffers::new(input.len());
+            list.push(("simd_json", Box::new(move || {
+                // simd-json needs a mutable copy: the copy is part of its cost here.
+                buf.clear();
+                buf.extend_from_slice(input);
+                simd_json::to_borrowed_value_with_buffers(&mut buf, &mut buffers)
+                    .map(|v| {
+                        std::hint::black_box(&v);
+                    })
+                    .is_ok()
+            })));
+            list.push(("sonic_rs", Box::new(move || {
+                sonic_rs::from_slice::<sonic_rs::Value>(input).map(std::hint::black_box).is_ok()
+            })));
+        }
+    }
+    list
+}
+
+fn measure(case: &Case, only: &[String], rounds: u32, slice: Duration) -> Row {
+    let mut list = contenders(case);
+    list.retain(|(name, _)| only.is_empty() || only.iter().any(|o| o == name));
+    // Warm up, and find out which peers can decode the input at all.
+    let ok: Vec<bool> = list.iter_mut().map(|(_, f)| f()).collect();
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); list.len()];
+    let bytes = case.input.len() as f64;
+    for _ in 0..rounds.max(1) {
+        for (i, (_, f)) in list.iter_mut().enumerate() {
+            if !ok[i] {
+                continue;
+            }
+            let start = Instant::now();
+            let mut iters = 0u64;
+            while iters == 0 || start.elapsed() < slice {
+                f();
+                iters += 1;
+            }
+            let secs = start.elapsed().as_secs_f64();
+            samples[i].push(bytes * iters as f64 / secs / 1e6);
+        }
+    }
+    let results = list
+        .iter()
+        .zip(samples)
+        .map(|((name, _), mut s)| (*name, median(&mut s)))
+        .collect();
+    Row { workload: case.workload.clone(), encoding: case.encoding, bytes: case.input.len(), results }
+}
+
+fn median(s: &mut [f64]) -> Option<f64> {
+    if s.is_empty() {
+        return None;
+    }
+    s.sort_by(f64::total_cmp);
+    Some(s[s.len() / 2])
+}
+
+fn machine() -> (String, String) {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    (cpu, commit)
+}
+
+fn render_text(rows: &[Row]) -> String {
+    let (cpu, commit) = machine();
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mut out = format!("# tfwire bench — commit {commit}, {cpu}, {cores} cores; median MB/s of interleaved rounds; (×N) = tfwire / peer\n");
+    for encoding in [Encoding::Msgpack, Encoding::Json] {
+        let rows: Vec<&Row> = rows.iter().filter(|r| r.encoding == encoding).collect();
+        let Some(first) = rows.first() else { continue };
+        out.push_str(&format!("\n## {}\n\n| workload | bytes |", encoding.name()));
+        for (name, _) in &first.results {
+            out.push_str(&format!(" {name} |"));
+        }
+        out.push_str("\n|---|---:|");
+        for _ in &first.results {
+            out.push_str("---:|");
+        }
+        out.push('\n');
+        for row in rows {
+            let ours = row.results.first().and_then(|r| r.1);
+            out.push_str(&format!("| {} | {} |", row.workload, row.bytes));
+            for (i, (_, mbps)) in row.results.iter().enumerate() {
+                match (mbps, ours) {
+                    (Some(m), Some(o)) if i > 0 => out.push_str(&format!(" {m:.0} (×{:.2}) |", o / m)),
+                    (Some(m), _) => out.push_str(&format!(" {m:.0} |")),
+                    (None, _) => out.push_str(" failed |"),
+                }
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn render_json(rows: &[Row]) -> String {
+    let (cpu, commit) = machine();
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let results: serde_json::Map<String, serde_json::Value> =
+                r.results.iter().map(|(n, m)| (n.to_string(), m.map_or(serde_json::Value::Null, |m| serde_json::json!(m)))).collect();
+            serde_json::json!({"workload": r.workload, "format": r.encoding.name(), "bytes": r.bytes, "mbps": results})
+        })
+        .collect();
+    let doc = serde_json::json!({"commit": commit, "cpu": cpu, "unit": "MB/s (10^6 bytes/s), median of rounds", "rows": rows});
+    format!("{doc:#}\n")
+}
