@@ -184,12 +184,32 @@ fn every_subcommand_has_help() {
 #[test]
 fn selectors_pick_one_schema_of_a_document() {
     let doc = "tests/data/states/toy.schemas.json";
-    let out = tfwire(&["type", "--schema", doc, "--data-source", "toy_image"], None);
+    let out = tfwire(
+        &["type", "--schema", doc, "--data-source", "toy_image"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "[\"object\",{\"id\":\"string\",\"name\":\"string\"}]\n");
-    let out = tfwire(&["type", "--schema", doc, "--resource", "toy_server", "--provider", "toy"], None);
+    assert_eq!(
+        text(&out.stdout),
+        "[\"object\",{\"id\":\"string\",\"name\":\"string\"}]\n"
+    );
+    let out = tfwire(
+        &[
+            "type",
+            "--schema",
+            doc,
+            "--resource",
+            "toy_server",
+            "--provider",
+            "toy",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let out = tfwire(&["type", "--schema", doc, "--resource", "toy_nothing"], None);
+    let out = tfwire(
+        &["type", "--schema", doc, "--resource", "toy_nothing"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),

@@ -25,7 +25,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE", requires = "input")]
     schema: Option<PathBuf>,
     /// Benchmark your own input: a type constraint as JSON, or `@FILE`.
-    #[arg(long = "type", value_name = "JSON", conflicts_with = "schema", requires = "input")]
+    #[arg(
+        long = "type",
+        value_name = "JSON",
+        conflicts_with = "schema",
+        requires = "input"
+    )]
     type_json: Option<String>,
     /// With `--schema` and a providers-schema document: the resource type.
     #[arg(long, value_name = "NAME")]
@@ -102,17 +107,33 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         workload_cases(&args)?
     };
     if cases.is_empty() {
-        return Err(Failure::Usage("no workloads found (see perf/workloads)".into()));
+        return Err(Failure::Usage(
+            "no workloads found (see perf/workloads)".into(),
+        ));
     }
     let mut rows = Vec::new();
     for case in &cases {
         check(case)?;
         if !args.json {
-            eprintln!("bench: {} {} ({} bytes)", case.workload, case.encoding.name(), case.input.len());
+            eprintln!(
+                "bench: {} {} ({} bytes)",
+                case.workload,
+                case.encoding.name(),
+                case.input.len()
+            );
         }
-        rows.push(measure(case, &args.contenders, args.rounds, Duration::from_millis(args.round_ms)));
+        rows.push(measure(
+            case,
+            &args.contenders,
+            args.rounds,
+            Duration::from_millis(args.round_ms),
+        ));
     }
-    let report = if args.json { render_json(&rows) } else { render_text(&rows) };
+    let report = if args.json {
+        render_json(&rows)
+    } else {
+        render_text(&rows)
+    };
     super::write_stdout(report.as_bytes())
 }
 
@@ -124,7 +145,10 @@ fn own_case(args: &BenchArgs, input: &Path) -> Result<Case, Failure> {
         };
         Program::from_type_json(&text).map_err(|e| Failure::Usage(format!("--type: {e}")))?
     } else {
-        let path = args.schema.as_deref().ok_or_else(|| Failure::Usage("--schema or --type is required".into()))?;
+        let path = args
+            .schema
+            .as_deref()
+            .ok_or_else(|| Failure::Usage("--schema or --type is required".into()))?;
         let source = SchemaSource::parse(&super::read_file(path)?)
             .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
         let sel = SchemaSelector {
@@ -132,11 +156,16 @@ fn own_case(args: &BenchArgs, input: &Path) -> Result<Case, Failure> {
             data_source: args.data_source.clone(),
             provider: args.provider.clone(),
         };
-        Program::from_source(&source, &sel).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+        Program::from_source(&source, &sel)
+            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
     };
-    let bytes = std::fs::read(input).map_err(|e| Failure::Usage(format!("{}: {e}", input.display())))?;
+    let bytes =
+        std::fs::read(input).map_err(|e| Failure::Usage(format!("{}: {e}", input.display())))?;
     Ok(Case {
-        workload: input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        workload: input
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         encoding: args.format.unwrap_or(Encoding::Msgpack),
         type_json: program.root_type().to_string(),
         program,
@@ -170,11 +199,17 @@ fn workload_cases(args: &BenchArgs) -> Result<Vec<Case>, Failure> {
                 continue;
             }
             let file = wdir.join(format!("value.{}", encoding.name()));
-            let Ok(input) = std::fs::read(&file) else { continue };
+            let Ok(input) = std::fs::read(&file) else {
+                continue;
+            };
             let program = Program::from_schema_json(&schema)
                 .map_err(|e| Failure::Usage(format!("{}: {e}", wdir.display())))?;
             let dump_file = wdir.join(format!("value.{}.dump.json.gz", encoding.name()));
-            let dump_file = if dump_file.is_file() { dump_file } else { wdir.join("value.msgpack.dump.json.gz") };
+            let dump_file = if dump_file.is_file() {
+                dump_file
+            } else {
+                wdir.join("value.msgpack.dump.json.gz")
+            };
             cases.push(Case {
                 workload: name.clone(),
                 encoding,
@@ -190,7 +225,8 @@ fn workload_cases(args: &BenchArgs) -> Result<Vec<Case>, Failure> {
 
 fn gunzip(path: &Path) -> Result<String, Failure> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)
         .read_to_string(&mut text)
@@ -201,7 +237,9 @@ fn gunzip(path: &Path) -> Result<String, Failure> {
 fn decode<'a>(case: &'a Case, bump: &'a Bump) -> Result<tfwire::Value<'a>, tfwire::DecodeError> {
     let options = DecodeOptions::default();
     match case.encoding {
-        Encoding::Msgpack => case.program.decode_msgpack_with(&case.input, bump, &options),
+        Encoding::Msgpack => case
+            .program
+            .decode_msgpack_with(&case.input, bump, &options),
         Encoding::Json => case.program.decode_json_with(&case.input, bump, &options),
     }
 }
@@ -210,13 +248,27 @@ fn decode<'a>(case: &'a Case, bump: &'a Bump) -> Result<tfwire::Value<'a>, tfwir
 fn check(case: &Case) -> Result<(), Failure> {
     let bump = Bump::new();
     let value = decode(case, &bump).map_err(|e| {
-        Failure::BadInput(format!("{} {}: error at {} (byte {}): {}", case.workload, case.encoding.name(), e.display_path(), e.offset(), e.message()))
+        Failure::BadInput(format!(
+            "{} {}: error at {} (byte {}): {}",
+            case.workload,
+            case.encoding.name(),
+            e.display_path(),
+            e.offset(),
+            e.message()
+        ))
     })?;
     if let Some(expected) = &case.expected_dump {
         let got = tfwire::dump::to_string(&case.program, value);
-        let opts = dumpcmp::Options { f64: true, ignore_refinements: false };
+        let opts = dumpcmp::Options {
+            f64: true,
+            ignore_refinements: false,
+        };
         dumpcmp::compare(&case.type_json, expected, &got, opts).map_err(|e| {
-            Failure::BadInput(format!("{} {}: wrong result, not timed: {e}", case.workload, case.encoding.name()))
+            Failure::BadInput(format!(
+                "{} {}: wrong result, not timed: {e}",
+                case.workload,
+                case.encoding.name()
+            ))
         })?;
     }
     Ok(())
@@ -236,37 +288,65 @@ fn contenders(case: &Case) -> Vec<Contender<'_>> {
     )];
     match case.encoding {
         Encoding::Msgpack => {
-            list.push(("rmpv_ref", Box::new(move || {
-                let mut rd = input;
-                rmpv::decode::read_value_ref(&mut rd).map(std::hint::black_box).is_ok()
-            })));
-            list.push(("rmpv", Box::new(move || {
-                let mut rd = input;
-                rmpv::decode::read_value(&mut rd).map(std::hint::black_box).is_ok()
-            })));
-            list.push(("rmp_serde", Box::new(move || {
-                rmp_serde::from_slice::<rmpv::Value>(input).map(std::hint::black_box).is_ok()
-            })));
+            list.push((
+                "rmpv_ref",
+                Box::new(move || {
+                    let mut rd = input;
+                    rmpv::decode::read_value_ref(&mut rd)
+                        .map(std::hint::black_box)
+                        .is_ok()
+                }),
+            ));
+            list.push((
+                "rmpv",
+                Box::new(move || {
+                    let mut rd = input;
+                    rmpv::decode::read_value(&mut rd)
+                        .map(std::hint::black_box)
+                        .is_ok()
+                }),
+            ));
+            list.push((
+                "rmp_serde",
+                Box::new(move || {
+                    rmp_serde::from_slice::<rmpv::Value>(input)
+                        .map(std::hint::black_box)
+                        .is_ok()
+                }),
+            ));
         }
         Encoding::Json => {
-            list.push(("serde_json", Box::new(move || {
-                serde_json::from_slice::<serde_json::Value>(input).map(std::hint::black_box).is_ok()
-            })));
+            list.push((
+                "serde_json",
+                Box::new(move || {
+                    serde_json::from_slice::<serde_json::Value>(input)
+                        .map(std::hint::black_box)
+                        .is_ok()
+                }),
+            ));
             let mut buf = Vec::with_capacity(input.len());
             let mut buffers = simd_json::Buffers::new(input.len());
-            list.push(("simd_json", Box::new(move || {
-                // simd-json needs a mutable copy: the copy is part of its cost here.
-                buf.clear();
-                buf.extend_from_slice(input);
-                simd_json::to_borrowed_value_with_buffers(&mut buf, &mut buffers)
-                    .map(|v| {
-                        std::hint::black_box(&v);
-                    })
-                    .is_ok()
-            })));
-            list.push(("sonic_rs", Box::new(move || {
-                sonic_rs::from_slice::<sonic_rs::Value>(input).map(std::hint::black_box).is_ok()
-            })));
+            list.push((
+                "simd_json",
+                Box::new(move || {
+                    // simd-json needs a mutable copy: the copy is part of its cost here.
+                    buf.clear();
+                    buf.extend_from_slice(input);
+                    simd_json::to_borrowed_value_with_buffers(&mut buf, &mut buffers)
+                        .map(|v| {
+                            std::hint::black_box(&v);
+                        })
+                        .is_ok()
+                }),
+            ));
+            list.push((
+                "sonic_rs",
+                Box::new(move || {
+                    sonic_rs::from_slice::<sonic_rs::Value>(input)
+                        .map(std::hint::black_box)
+                        .is_ok()
+                }),
+            ));
         }
     }
     list
@@ -299,7 +379,12 @@ fn measure(case: &Case, only: &[String], rounds: u32, slice: Duration) -> Row {
         .zip(samples)
         .map(|((name, _), mut s)| (*name, median(&mut s)))
         .collect();
-    Row { workload: case.workload.clone(), encoding: case.encoding, bytes: case.input.len(), results }
+    Row {
+        workload: case.workload.clone(),
+        encoding: case.encoding,
+        bytes: case.input.len(),
+        results,
+    }
 }
 
 fn median(s: &mut [f64]) -> Option<f64> {
@@ -313,7 +398,11 @@ fn median(s: &mut [f64]) -> Option<f64> {
 fn machine() -> (String, String) {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into());
     let commit = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
@@ -328,7 +417,9 @@ fn machine() -> (String, String) {
 
 fn render_text(rows: &[Row]) -> String {
     let (cpu, commit) = machine();
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let mut out = format!("# tfwire bench — commit {commit}, {cpu}, {cores} cores; median MB/s of interleaved rounds; (×N) = tfwire / peer\n");
     for encoding in [Encoding::Msgpack, Encoding::Json] {
         let rows: Vec<&Row> = rows.iter().filter(|r| r.encoding == encoding).collect();
@@ -347,7 +438,9 @@ fn render_text(rows: &[Row]) -> String {
             out.push_str(&format!("| {} | {} |", row.workload, row.bytes));
             for (i, (_, mbps)) in row.results.iter().enumerate() {
                 match (mbps, ours) {
-                    (Some(m), Some(o)) if i > 0 => out.push_str(&format!(" {m:.0} (×{:.2}) |", o / m)),
+                    (Some(m), Some(o)) if i > 0 => {
+                        out.push_str(&format!(" {m:.0} (×{:.2}) |", o / m))
+                    }
                     (Some(m), _) => out.push_str(&format!(" {m:.0} |")),
                     (None, _) => out.push_str(" failed |"),
                 }

@@ -123,7 +123,9 @@ fn compile(src: &SourceArgs) -> Result<Program, Failure> {
         return Program::from_type_json(&text).map_err(|e| Failure::Usage(format!("--type: {e}")));
     }
     let Some(path) = &src.schema else {
-        return Err(Failure::Usage("one of --schema or --type is required".into()));
+        return Err(Failure::Usage(
+            "one of --schema or --type is required".into(),
+        ));
     };
     let text = read_file(path)?;
     let source = SchemaSource::parse(&text)
@@ -133,7 +135,8 @@ fn compile(src: &SourceArgs) -> Result<Program, Failure> {
         data_source: src.data_source.clone(),
         provider: src.provider.clone(),
     };
-    Program::from_source(&source, &sel).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+    Program::from_source(&source, &sel)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
 }
 
 fn decode(args: DecodeArgs) -> Result<(), Failure> {
