@@ -70,7 +70,9 @@ pub(super) struct Frame<'a> {
     /// Offset of the container's header.
     pub(super) start: usize,
     /// An unknown value was seen inside (for the item-count check).
-    pub(super) unknown_inside: bool,
+    /// [`Builder::unknowns`] when the frame was pushed: a LIST/SET block holds an unknown
+    /// (and skips the item-count check) when the count has moved by its completion.
+    pub(super) unknowns_at_start: u64,
     /// A map's or object's key has been read and its value is being decoded (for paths).
     pub(super) in_value: bool,
 }
@@ -82,7 +84,7 @@ impl<'a> Frame<'a> {
             index: 0,
             len,
             start,
-            unknown_inside: false,
+            unknowns_at_start: 0,
             in_value: false,
         }
     }
@@ -104,6 +106,8 @@ pub(super) struct Builder<'a> {
     pub(super) stack: Vec<Frame<'a>>,
     pub(super) seen_bits: Vec<u64>,
     pub(super) options: DecodeOptions,
+    /// Unknown values decoded so far (see [`Frame::unknowns_at_start`]).
+    pub(super) unknowns: u64,
 }
 
 impl<'a> Builder<'a> {
@@ -115,6 +119,7 @@ impl<'a> Builder<'a> {
             stack: Vec::new(),
             seen_bits: Vec::new(),
             options: *options,
+            unknowns: 0,
         }
     }
 
@@ -125,6 +130,8 @@ impl<'a> Builder<'a> {
             let msg = format!("nesting deeper than max_depth ({})", self.options.limits.max_depth);
             return Err(Pending::new(ErrorKind::Limit, child.start, msg));
         }
+        let mut child = child;
+        child.unknowns_at_start = self.unknowns;
         self.stack.push(std::mem::replace(cur, child));
         Ok(())
     }
@@ -141,13 +148,7 @@ impl<'a> Builder<'a> {
             }));
         };
         let done = std::mem::replace(cur, parent);
-        // An unknown inside the child is inside its parent too: the parent is `cur` now, no
-        // longer on the stack where `build` marks the ancestors.
-        let inside = done.unknown_inside;
         let value = self.build(done);
-        if inside || (self.options.check_item_counts && matches!(value, Value::Unknown(_))) {
-            cur.unknown_inside = true;
-        }
         store(cur, value);
         Ok(None)
     }
@@ -170,11 +171,7 @@ impl<'a> Builder<'a> {
             return Ok((value, true));
         };
         let done = std::mem::replace(cur, parent);
-        let inside = done.unknown_inside;
         let value = self.build_inline(done);
-        if inside || (self.options.check_item_counts && matches!(value, Value::Unknown(_))) {
-            cur.unknown_inside = true;
-        }
         Ok((value, false))
     }
 
@@ -238,7 +235,10 @@ impl<'a> Builder<'a> {
     fn check_complete(&mut self, cur: &Frame<'a>) -> Result<(), Pending> {
         match &cur.kind {
             Kind::Seq { out, elem, items, .. } => {
-                if self.options.check_item_counts && !items.is_none() && !cur.unknown_inside {
+                if self.options.check_item_counts
+                    && !items.is_none()
+                    && self.unknowns == cur.unknowns_at_start
+                {
                     let n = out.len() as u64;
                     if n < items.min || (items.max > 0 && n > items.max) {
                         let msg = item_count_message(n, *items);
@@ -270,11 +270,6 @@ impl<'a> Builder<'a> {
     /// byte is re-read as a word (a store-forwarding stall on every container).
     #[inline(always)]
     fn build_inline(&mut self, frame: Frame<'a>) -> Value<'a> {
-        if frame.unknown_inside {
-            if let Some(parent) = self.stack.last_mut() {
-                parent.unknown_inside = true;
-            }
-        }
         match frame.kind {
             Kind::Seq { out, set: false, .. } => Value::List(out),
             Kind::Seq { out, set: true, .. } => Value::Set(out),

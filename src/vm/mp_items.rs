@@ -179,6 +179,7 @@ impl<'a> Vm<'a> {
         let code = r.u8().ok_or_else(|| eof(at))?;
         let payload_at = r.pos;
         let payload = self.take(len, at)?;
+        self.b.unknowns += 1;
         if code != 12 || len <= 1 {
             return Ok(Value::Unknown(None));
         }

@@ -79,9 +79,6 @@ impl<'a> Vm<'a> {
         while let Some(slot) = out.get_mut(cur.index as usize) {
             match self.item(code, elem)? {
                 Item::Done(v) => {
-                    if self.b.options.check_item_counts && matches!(v, Value::Unknown(_)) {
-                        cur.unknown_inside = true;
-                    }
                     *slot = v;
                     cur.index += 1;
                 }
@@ -103,9 +100,6 @@ impl<'a> Vm<'a> {
         {
             match self.item(prog.op(op), op)? {
                 Item::Done(v) => {
-                    if self.b.options.check_item_counts && matches!(v, Value::Unknown(_)) {
-                        cur.unknown_inside = true;
-                    }
                     *slot = v;
                     cur.index += 1;
                 }
@@ -126,9 +120,6 @@ impl<'a> Vm<'a> {
             cur.in_value = true;
             match self.item(code, elem)? {
                 Item::Done(v) => {
-                    if self.b.options.check_item_counts && matches!(v, Value::Unknown(_)) {
-                        cur.unknown_inside = true;
-                    }
                     slot.1 = v;
                     cur.index += 1;
                     cur.in_value = false;
@@ -147,9 +138,6 @@ impl<'a> Vm<'a> {
             };
             match self.item(code, op)? {
                 Item::Done(v) => {
-                    if self.b.options.check_item_counts && matches!(v, Value::Unknown(_)) {
-                        cur.unknown_inside = true;
-                    }
                     if let Kind::Object { out, .. } = &mut cur.kind {
                         if let Some(slot) = out.get_mut(j as usize) {
                             *slot = v;
