@@ -333,7 +333,7 @@ fn throughput() {
     let only = std::env::var("TFWIRE_WORKLOAD").ok();
     for name in WORKLOADS
         .iter()
-        .filter(|n| only.as_deref().map_or(true, |o| o == **n))
+        .filter(|n| only.as_deref().is_none_or(|o| o == **n))
     {
         let w = dir.join(name);
         let schema = fs::read_to_string(w.join("schema.json")).unwrap();

@@ -786,6 +786,40 @@ fn trailing_bytes() {
     ]);
 }
 
+/// Paths through maps nested in maps and lists: the keys of open maps are named even though
+/// their entries are still in the decoder's scratch vectors.
+#[test]
+fn paths_through_open_maps() {
+    let ty = r#"["map",["list",["map",["map","number"]]]]"#;
+    let input = r#"{"a":[],"b":[{"x":{"p":1}},{"y":{},"z":{"q":2,"r":"s"}}]}"#;
+    let e = err(ty, input);
+    check(
+        &e,
+        ErrorKind::InvalidNumber,
+        50,
+        r#"["b"][1]["z"]["r"]"#,
+        "\"s\" is not a valid number",
+    );
+    let input = r#"{"a":[],"b":[{"x":{"p":1}},{"y":{},"z":{"q":2,"r":3 4}}]}"#;
+    let e = err(ty, input);
+    check(
+        &e,
+        ErrorKind::Syntax,
+        52,
+        r#"["b"][1]["z"]"#,
+        "expected ',' or '}' after a value, found '4'",
+    );
+    let ty = r#"["list",["map",["list","string"]]]"#;
+    let e = err(ty, r#"[{"k":["a"]},{"k":["b"],"l":["c",1,{}]}]"#);
+    check(
+        &e,
+        ErrorKind::TypeMismatch,
+        35,
+        r#"[1]["l"][2]"#,
+        "expected string, found JSON object",
+    );
+}
+
 // ---- Data errors --------------------------------------------------------------------------------
 
 #[test]

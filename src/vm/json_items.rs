@@ -325,7 +325,7 @@ impl<'a> Vm<'a> {
     }
 
     /// Finds the end of the value at `pos` without validating it (see
-    /// [`skip_fast`](super::json_scan::skip_fast) for when that is sound).
+    /// [`skip_fast`] for when that is sound).
     fn skip_unchecked(&mut self, extra: usize) -> Result<usize, Pending> {
         let max = self.b.options.limits.max_depth;
         let depth = (max as usize).saturating_sub(self.b.stack.len() + extra);
@@ -558,7 +558,7 @@ mod tests {
         let text = b"abcdefghijklmnopqrstuvwxyz0123456789";
         for n in 0..text.len() {
             let a = &text[..n];
-            assert!(super::eq_short(a, &a.to_vec()));
+            assert!(super::eq_short(a, a));
             for i in 0..n {
                 let mut b = a.to_vec();
                 b[i] ^= 1;

@@ -681,7 +681,7 @@ pub(super) fn skip_fast(
                 return Err(too_deep(i, max_depth));
             }
             // Record only past the last recorded container, keeping `ends` sorted.
-            let record = memo.ends.last().map_or(true, |e| e.0 < i);
+            let record = memo.ends.last().is_none_or(|e| e.0 < i);
             containers_end_fast(buf, i, depth, max_depth, memo, record)
         }
         Some(_) => {
@@ -1004,11 +1004,7 @@ mod tests {
 
     #[test]
     fn numbers() {
-        let ok = |s: &str| {
-            number(s.as_bytes(), 0)
-                .map(|(e, i)| (e, i))
-                .map_err(|p| p.0 .0)
-        };
+        let ok = |s: &str| number(s.as_bytes(), 0).map_err(|p| p.0 .0);
         assert_eq!(ok("0"), Ok((1, Some(0))));
         assert_eq!(ok("-0"), Ok((2, Some(0))));
         assert_eq!(ok("9223372036854775807"), Ok((19, Some(i64::MAX))));
