@@ -243,6 +243,38 @@ impl Program {
         crate::vm::json::decode(self, input, bump, options)
     }
 
+    /// Decodes a protobuf `DynamicValue` from its two fields, as Terraform core does: the
+    /// `msgpack` field when it is non-empty, else the `json` field; both empty read as null.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::{DecodeOptions, Program};
+    ///
+    /// let program = Program::from_type_json(r#""string""#).unwrap();
+    /// let bump = Bump::new();
+    /// let opts = DecodeOptions::default();
+    /// let from_mp = program.decode_dynamic_value(&[0xa1, b'x'], br#""ignored""#, &bump, &opts).unwrap();
+    /// assert_eq!(from_mp.as_str(), Some("x"));
+    /// let from_json = program.decode_dynamic_value(&[], br#""y""#, &bump, &opts).unwrap();
+    /// assert_eq!(from_json.as_str(), Some("y"));
+    /// assert!(program.decode_dynamic_value(&[], &[], &bump, &opts).unwrap().is_null());
+    /// ```
+    pub fn decode_dynamic_value<'a>(
+        &'a self,
+        msgpack: &'a [u8],
+        json: &'a [u8],
+        bump: &'a Bump,
+        options: &DecodeOptions,
+    ) -> Result<Value<'a>, DecodeError> {
+        if !msgpack.is_empty() {
+            self.decode_msgpack_with(msgpack, bump, options)
+        } else if !json.is_empty() {
+            self.decode_json_with(json, bump, options)
+        } else {
+            Ok(Value::Null)
+        }
+    }
+
     /// Bundles a value this program decoded with the program, for navigation by name.
     pub fn typed<'a>(&'a self, value: Value<'a>) -> Typed<'a> {
         Typed::new(self, value)

@@ -216,3 +216,39 @@ fn selectors_pick_one_schema_of_a_document() {
         "tfwire: tests/data/states/toy.schemas.json: resource \"toy_nothing\" not found in the providers-schema document\n"
     );
 }
+
+#[test]
+fn decode_json_and_auto_format() {
+    let ty = r#"["object",{"id":"string","n":"number"}]"#;
+    let json = br#"{"id": "a", "n": "5"}"#;
+    for format in ["json", "auto"] {
+        let out = tfwire(
+            &["decode", "--type", ty, "--format", format, "-"],
+            Some(json),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), "{\"id\":\"a\",\"n\":5}\n");
+    }
+    // auto: a non-ASCII first byte (a msgpack map header) is MessagePack.
+    let mp = [0x82, 0xa2, b'i', b'd', 0xa1, b'a', 0xa1, b'n', 0x05];
+    let out = tfwire(
+        &["decode", "--type", ty, "--format", "auto", "-"],
+        Some(&mp),
+    );
+    assert_eq!(text(&out.stdout), "{\"id\":\"a\",\"n\":5}\n");
+    let out = tfwire(
+        &["decode", "--type", ty, "--format", "json", "-"],
+        Some(b"{\"id\": 1,}"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with("error at "),
+        "{}",
+        text(&out.stderr)
+    );
+}

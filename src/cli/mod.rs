@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use tfwire::schema::{SchemaSelector, SchemaSource};
 use tfwire::{DecodeOptions, Program};
 
-/// Decode Terraform/OpenTofu DynamicValue bytes (MessagePack) against a provider schema.
+/// Decode Terraform/OpenTofu DynamicValue bytes (MessagePack or JSON) against a provider schema.
 #[derive(Parser, Debug)]
 #[command(name = "tfwire", version, about)]
 pub struct Cli {
@@ -66,6 +66,12 @@ struct TypeArgs {
 enum Format {
     /// MessagePack (the `msgpack` field of a DynamicValue).
     Msgpack,
+    /// JSON (the `json` field of a DynamicValue, or a state file's `attributes`).
+    Json,
+    /// JSON when the first byte is ASCII (`{`, `[`, `"`, a digit, whitespace, …), else
+    /// MessagePack. A MessagePack value that is a bare integer 0..127 reads as JSON: name the
+    /// format for those.
+    Auto,
 }
 
 #[derive(Args, Debug)]
@@ -151,6 +157,11 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let bump = Bump::new();
     let value = match args.format {
         Format::Msgpack => program.decode_msgpack_with(&input, &bump, &options),
+        Format::Json => program.decode_json_with(&input, &bump, &options),
+        Format::Auto if input.first().is_some_and(|b| b.is_ascii()) => {
+            program.decode_json_with(&input, &bump, &options)
+        }
+        Format::Auto => program.decode_msgpack_with(&input, &bump, &options),
     }
     .map_err(|e| {
         Failure::BadInput(format!(
