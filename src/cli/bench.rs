@@ -95,6 +95,8 @@ struct Row {
     workload: String,
     encoding: Encoding,
     bytes: usize,
+    /// Arena bytes tfwire's decode used.
+    arena: usize,
     /// (contender, median MB/s); tfwire first.
     results: Vec<(&'static str, Option<f64>)>,
 }
@@ -113,7 +115,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
     }
     let mut rows = Vec::new();
     for case in &cases {
-        check(case)?;
+        let arena = check(case)?;
         if !args.json {
             eprintln!(
                 "bench: {} {} ({} bytes)",
@@ -124,6 +126,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         }
         rows.push(measure(
             case,
+            arena,
             &args.contenders,
             args.rounds,
             Duration::from_millis(args.round_ms),
@@ -245,8 +248,9 @@ fn decode<'a>(case: &'a Case, bump: &'a Bump) -> Result<tfwire::Value<'a>, tfwir
 }
 
 /// Decodes once and compares with the expected DUMP: a wrong result is never timed.
-fn check(case: &Case) -> Result<(), Failure> {
-    let bump = Bump::new();
+/// Returns the arena bytes the decode used.
+fn check(case: &Case) -> Result<usize, Failure> {
+    let mut bump = Bump::new();
     let value = decode(case, &bump).map_err(|e| {
         Failure::BadInput(format!(
             "{} {}: error at {} (byte {}): {}",
@@ -271,7 +275,7 @@ fn check(case: &Case) -> Result<(), Failure> {
             ))
         })?;
     }
-    Ok(())
+    Ok(bump.iter_allocated_chunks().map(|c| c.len()).sum())
 }
 
 type Contender<'c> = (&'static str, Box<dyn FnMut() -> bool + 'c>);
@@ -352,7 +356,7 @@ fn contenders(case: &Case) -> Vec<Contender<'_>> {
     list
 }
 
-fn measure(case: &Case, only: &[String], rounds: u32, slice: Duration) -> Row {
+fn measure(case: &Case, arena: usize, only: &[String], rounds: u32, slice: Duration) -> Row {
     let mut list = contenders(case);
     list.retain(|(name, _)| only.is_empty() || only.iter().any(|o| o == name));
     // Warm up, and find out which peers can decode the input at all.
@@ -383,6 +387,7 @@ fn measure(case: &Case, only: &[String], rounds: u32, slice: Duration) -> Row {
         workload: case.workload.clone(),
         encoding: case.encoding,
         bytes: case.input.len(),
+        arena,
         results,
     }
 }
@@ -424,18 +429,26 @@ fn render_text(rows: &[Row]) -> String {
     for encoding in [Encoding::Msgpack, Encoding::Json] {
         let rows: Vec<&Row> = rows.iter().filter(|r| r.encoding == encoding).collect();
         let Some(first) = rows.first() else { continue };
-        out.push_str(&format!("\n## {}\n\n| workload | bytes |", encoding.name()));
+        out.push_str(&format!(
+            "\n## {}\n\n| workload | bytes | arena/input |",
+            encoding.name()
+        ));
         for (name, _) in &first.results {
             out.push_str(&format!(" {name} |"));
         }
-        out.push_str("\n|---|---:|");
+        out.push_str("\n|---|---:|---:|");
         for _ in &first.results {
             out.push_str("---:|");
         }
         out.push('\n');
         for row in rows {
             let ours = row.results.first().and_then(|r| r.1);
-            out.push_str(&format!("| {} | {} |", row.workload, row.bytes));
+            out.push_str(&format!(
+                "| {} | {} | {:.2} |",
+                row.workload,
+                row.bytes,
+                row.arena as f64 / row.bytes as f64
+            ));
             for (i, (_, mbps)) in row.results.iter().enumerate() {
                 match (mbps, ours) {
                     (Some(m), Some(o)) if i > 0 => {
@@ -458,7 +471,7 @@ fn render_json(rows: &[Row]) -> String {
         .map(|r| {
             let results: serde_json::Map<String, serde_json::Value> =
                 r.results.iter().map(|(n, m)| (n.to_string(), m.map_or(serde_json::Value::Null, |m| serde_json::json!(m)))).collect();
-            serde_json::json!({"workload": r.workload, "format": r.encoding.name(), "bytes": r.bytes, "mbps": results})
+            serde_json::json!({"workload": r.workload, "format": r.encoding.name(), "bytes": r.bytes, "arena_bytes": r.arena, "mbps": results})
         })
         .collect();
     let doc = serde_json::json!({"commit": commit, "cpu": cpu, "unit": "MB/s (10^6 bytes/s), median of rounds", "rows": rows});
