@@ -238,7 +238,9 @@ pub fn is_valid_decimal(text: &[u8]) -> bool {
             // A binary exponent beyond the limit: reject rather than expand.
             let digits = std::str::from_utf8(&text[es..i]).unwrap_or("");
             let digits = digits.trim_start_matches('0');
-            if digits.len() > 5 || digits.parse::<u32>().unwrap_or(u32::MAX) > MAX_BINARY_EXPONENT {
+            // All zeros (`1p0`, `1p00`) trims to "": exponent 0.
+            let exponent = if digits.is_empty() { Some(0) } else { digits.parse::<u32>().ok() };
+            if digits.len() > 5 || exponent.is_none_or(|e| e > MAX_BINARY_EXPONENT) {
                 return false;
             }
         }
@@ -443,7 +445,7 @@ mod tests {
     #[test]
     fn grammar() {
         for ok in [
-            "0", "+5", "-5", ".5", "5.", "1e10", "1E-3", "1p4", "-1.5P-2", "Inf", "-inf", "007",
+            "0", "+5", "-5", ".5", "5.", "1e10", "1E-3", "1p4", "-1.5P-2", "Inf", "-inf", "007", "1p0", "3p00", "1p-0",
         ] {
             assert!(is_valid_decimal(ok.as_bytes()), "{ok}");
         }
@@ -466,6 +468,8 @@ mod tests {
             ("1p4", "16"),
             ("3p-2", "0.75"),
             ("-1.5p1", "-3"),
+            ("1p0", "1"),
+            ("3p-00", "3"),
             ("inf", "+Inf"),
             ("-Inf", "-Inf"),
         ];
