@@ -1,0 +1,41 @@
+//! The benchmark inputs: `$TFWIRE_SHARED/workloads` (default `../shared/workloads`) when
+//! present, else the repository's copies in `perf/workloads`.
+
+use std::path::{Path, PathBuf};
+
+/// One workload's schema and input in one encoding.
+pub struct Workload {
+    pub name: String,
+    pub schema: String,
+    pub input: Vec<u8>,
+}
+
+/// Every workload that has `value.{ext}`, sorted by name.
+pub fn load(ext: &str) -> Vec<Workload> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = std::env::var_os("TFWIRE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared"))
+        .join("workloads");
+    let dir = if shared.is_dir() {
+        shared
+    } else {
+        root.join("perf/workloads")
+    };
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    dirs.into_iter()
+        .filter_map(|d| {
+            let input = std::fs::read(d.join(format!("value.{ext}"))).ok()?;
+            let schema = std::fs::read_to_string(d.join("schema.json")).ok()?;
+            let name = d.file_name()?.to_string_lossy().into_owned();
+            Some(Workload {
+                name,
+                schema,
+                input,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,139 @@
+//! Memory: once a program and its arena are warm, a decode makes no heap allocation (the
+//! dynamic-type cache aside, after first sight), and the arena stays within 1.5 bytes per
+//! input byte on the state workloads.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use bumpalo::Bump;
+use tfwire::Program;
+
+/// Counts heap allocations while `COUNTING` is set (tests in this file run one at a time
+/// under the `ALLOC_LOCK`).
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static ALLOC_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Heap allocations made by `f`.
+fn allocations(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    f();
+    COUNTING.store(false, Ordering::SeqCst);
+    ALLOCATIONS.load(Ordering::SeqCst)
+}
+
+/// `perf/workloads` (always) and `../shared/workloads` (when present).
+fn workload_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = std::env::var_os("TFWIRE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared"))
+        .join("workloads");
+    let mut dirs = Vec::new();
+    for base in [root.join("perf/workloads"), shared] {
+        let Ok(entries) = std::fs::read_dir(&base) else {
+            eprintln!("skipped: {} absent", base.display());
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("schema.json").is_file())
+            .collect();
+        found.sort();
+        dirs.extend(found);
+    }
+    dirs
+}
+
+#[test]
+fn warm_decodes_make_no_heap_allocation() {
+    let _guard = ALLOC_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dirs = workload_dirs();
+    assert!(!dirs.is_empty());
+    for dir in dirs {
+        let schema = std::fs::read_to_string(dir.join("schema.json")).expect("schema");
+        let program = Program::from_schema_json(&schema).expect("compiles");
+        for format in ["msgpack", "json"] {
+            let Ok(input) = std::fs::read(dir.join(format!("value.{format}"))) else {
+                continue;
+            };
+            let decode = |bump: &Bump| {
+                let v = if format == "msgpack" {
+                    program.decode_msgpack(&input, bump)
+                } else {
+                    program.decode_json(&input, bump)
+                };
+                assert!(v.is_ok(), "{} {format}: {:?}", dir.display(), v.err());
+            };
+            let mut bump = Bump::new();
+            decode(&bump); // warm: the arena grows, dynamic types are compiled and cached
+            bump.reset();
+            let n = allocations(|| decode(&bump));
+            assert_eq!(
+                n,
+                0,
+                "{} {format}: {n} heap allocations when warm",
+                dir.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn arena_stays_within_one_and_a_half_bytes_per_input_byte_on_state_workloads() {
+    let _guard = ALLOC_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    for dir in workload_dirs() {
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if !name.ends_with("_states") {
+            continue;
+        }
+        let schema = std::fs::read_to_string(dir.join("schema.json")).expect("schema");
+        let program = Program::from_schema_json(&schema).expect("compiles");
+        for format in ["msgpack", "json"] {
+            let input = std::fs::read(dir.join(format!("value.{format}"))).expect("input");
+            let mut bump = Bump::new();
+            let ok = if format == "msgpack" {
+                program.decode_msgpack(&input, &bump).is_ok()
+            } else {
+                program.decode_json(&input, &bump).is_ok()
+            };
+            assert!(ok, "{name} {format}");
+            let used: usize = bump.iter_allocated_chunks().map(|c| c.len()).sum();
+            let ratio = used as f64 / input.len() as f64;
+            eprintln!(
+                "{name} {format}: arena {used} bytes for {} input bytes ({ratio:.2})",
+                input.len()
+            );
+            assert!(
+                ratio <= 1.5,
+                "{name} {format}: {ratio:.2} arena bytes per input byte"
+            );
+        }
+    }
+}
