@@ -1,0 +1,350 @@
+//! The checks of every fuzz target, as functions of the fuzzer's bytes, so that
+//! `tests/regressions.rs` replays a saved input through exactly what the target ran.
+//! Each panics (with both sides shown) when a check fails.
+//!
+//! Input layouts:
+//! - `*_differential`: `[options][type length: u16 BE][type bytes (gen::gen_type)][input]`;
+//! - `*_schema`: `[options][type length: u8][type JSON, or a schema document if it starts
+//!   with '{'][input]`;
+//! - `*_fixed`: `[options][input]`, against a real schema the target embeds;
+//! - `roundtrip`: every byte is a choice of `gen` and `encode`;
+//! - `type_json`, `schema_doc`: the whole input is the text.
+//!
+//! The options byte: bit 0 `skip_unknown_attributes`, bit 1 `missing_attributes_null`,
+//! bits 2–4 a limits profile (see [`opts_from`]), bit 5 `check_item_counts` (schema targets,
+//! which then skip the reference).
+
+use bumpalo::Bump;
+use tfwire::schema::{SchemaSelector, SchemaSource};
+use tfwire::{dump, DecodeOptions, ErrorKind, Limits, Program, Type};
+
+use super::gen::{self, Bytes, Source};
+use super::{conforms, encode, expected, from_vm, has_unknown, json, mp, same_value, Opts, RV};
+
+/// Which wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Msgpack,
+    Json,
+}
+
+/// The options an options byte selects.
+pub fn opts_from(b: u8) -> Opts {
+    let d = Limits::DEFAULT;
+    let limits = match (b >> 2) & 7 {
+        4 => Limits { max_depth: 3, ..d },
+        5 => Limits {
+            max_string_len: 4,
+            max_container_len: 3,
+            ..d
+        },
+        6 => Limits {
+            max_refinement_len: 6,
+            max_type_json_len: 12,
+            max_dynamic_types: 1,
+            ..d
+        },
+        7 => Limits {
+            max_depth: 1,
+            max_container_len: 1,
+            ..d
+        },
+        _ => d,
+    };
+    Opts {
+        skip_unknown: b & 1 != 0,
+        missing_null: b & 2 != 0,
+        limits,
+    }
+}
+
+/// Decodes with the VM: the reference tree and the DUMP, or the error kind (with the
+/// checks every successful decode must pass: the value conforms to the type, the DUMP is the
+/// reference's DUMP of the same tree, the error offset is inside the input).
+pub fn vm_decode(p: &Program, f: Format, input: &[u8], o: &DecodeOptions) -> Result<RV, ErrorKind> {
+    let bump = Bump::new();
+    let r = match f {
+        Format::Msgpack => p.decode_msgpack_with(input, &bump, o),
+        Format::Json => p.decode_json_with(input, &bump, o),
+    };
+    match r {
+        Ok(v) => {
+            if let Err(e) = conforms(p, p.root_type(), v) {
+                panic!(
+                    "{f:?} value does not conform to {}: {e}\ninput {input:02x?}",
+                    p.root_type()
+                );
+            }
+            let tree = from_vm(p, v);
+            let (got, want) = (dump::to_string(p, v), super::dump(&tree));
+            assert_eq!(
+                got, want,
+                "{f:?} DUMP of the VM value differs from the reference DUMP"
+            );
+            Ok(tree)
+        }
+        Err(e) => {
+            assert!(
+                e.offset() <= input.len(),
+                "error offset {} past the input: {e}",
+                e.offset()
+            );
+            Err(e.kind())
+        }
+    }
+}
+
+/// The VM's error message, if it fails.
+pub fn vm_error(p: &Program, f: Format, input: &[u8], o: &DecodeOptions) -> String {
+    let bump = Bump::new();
+    let r = match f {
+        Format::Msgpack => p.decode_msgpack_with(input, &bump, o).map(|_| ()),
+        Format::Json => p.decode_json_with(input, &bump, o).map(|_| ()),
+    };
+    r.err().map(|e| e.to_string()).unwrap_or_default()
+}
+
+/// Decodes with the reference.
+pub fn ref_decode(t: &Type, f: Format, input: &[u8], o: &Opts) -> Result<RV, ErrorKind> {
+    match f {
+        Format::Msgpack => mp::decode(t, input, o),
+        Format::Json => json::decode(t, input, o),
+    }
+}
+
+/// The VM and the reference agree: equal trees (numbers in the same representation) or
+/// equal error kinds.
+pub fn differential(p: &Program, f: Format, input: &[u8], o: &Opts) {
+    // The reference's cache of dynamic types starts empty: so must the VM's when it is small
+    // enough to fill.
+    let fresh;
+    let p = match o.limits.max_dynamic_types < 1000 {
+        true => {
+            fresh = Program::new(p.root_type());
+            &fresh
+        }
+        false => p,
+    };
+    let vm = vm_decode(p, f, input, &o.decode_options());
+    let rf = ref_decode(p.root_type(), f, input, o);
+    if vm != rf {
+        let mut replay = typed_input(p.root_type(), input);
+        replay[0] = opts_byte(o).unwrap_or(0);
+        eprintln!("REPLAY {f:?}_differential {}", hex(&replay));
+        panic!(
+            "{f:?} VM and reference disagree\n type {}\n options {o:?}\n input {:02x?}\n text {:?}\n VM  {vm:?}\n ref {rf:?}\n VM error {}",
+            p.root_type(),
+            input,
+            String::from_utf8_lossy(input),
+            vm_error(p, f, input, &o.decode_options()),
+        );
+    }
+}
+
+/// Hex of the bytes, for pasting into a regression file.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The options byte for `o`, if one selects it.
+fn opts_byte(o: &Opts) -> Option<u8> {
+    (0..32u8).find(|&b| {
+        let x = opts_from(b);
+        x.skip_unknown == o.skip_unknown && x.missing_null == o.missing_null && x.limits == o.limits
+    })
+}
+
+/// `*_differential`: a generated type, an arbitrary input.
+pub fn typed_differential(f: Format, data: &[u8]) {
+    let Some((&ob, rest)) = data.split_first() else {
+        return;
+    };
+    let n = rest
+        .iter()
+        .take(2)
+        .fold(0usize, |a, &b| a << 8 | b as usize);
+    let rest = rest.get(2..).unwrap_or(&[]);
+    let (tb, input) = rest.split_at(n.min(rest.len()));
+    let t = gen::gen_type(&mut Bytes::new(tb), 6);
+    let p = Program::new(&t);
+    differential(&p, f, input, &opts_from(ob));
+}
+
+/// The bytes of a `*_differential` input for type `t` and `input` (for seeds).
+pub fn typed_input(t: &Type, input: &[u8]) -> Vec<u8> {
+    let mut tb = Vec::new();
+    gen::type_to_bytes(t, &mut tb);
+    let mut out = vec![0, (tb.len() >> 8) as u8, tb.len() as u8];
+    out.extend_from_slice(&tb);
+    out.extend_from_slice(input);
+    out
+}
+
+/// `*_schema`: a type or schema from text, an arbitrary input, any options.
+pub fn schema_text(f: Format, data: &[u8]) {
+    let Some((&ob, rest)) = data.split_first() else {
+        return;
+    };
+    let Some((&n, rest)) = rest.split_first() else {
+        return;
+    };
+    let (text, input) = rest.split_at((n as usize).min(rest.len()));
+    let Ok(text) = std::str::from_utf8(text) else {
+        return;
+    };
+    let program = match text.starts_with('{') {
+        true => SchemaSource::parse(text)
+            .and_then(|s| Program::from_source(&s, &SchemaSelector::default())),
+        false => Program::from_type_json(text),
+    };
+    let Ok(p) = program else { return };
+    let o = opts_from(ob);
+    if ob & 0x20 != 0 {
+        let options = DecodeOptions {
+            check_item_counts: true,
+            ..o.decode_options()
+        };
+        let _ = vm_decode(&p, f, input, &options);
+    } else {
+        differential(&p, f, input, &o);
+    }
+}
+
+/// `*_fixed`: a real schema's program (kept across inputs: its dynamic-type cache fills, so
+/// the limit on cached types is lifted for both sides).
+pub fn fixed(p: &Program, f: Format, data: &[u8]) {
+    let Some((&ob, input)) = data.split_first() else {
+        return;
+    };
+    let mut o = opts_from(ob & 0x1f);
+    o.limits.max_dynamic_types = u32::MAX;
+    differential(p, f, input, &o);
+}
+
+/// `roundtrip`: a generated type and value, encoded both ways; both decoders of both
+/// formats give the value.
+pub fn roundtrip(data: &[u8]) {
+    let mut s = Bytes::new(data);
+    let t = gen::gen_type(&mut s, 4);
+    let shape = gen::Shape {
+        max_len: 4,
+        unknowns: s.byte() & 1 == 1,
+        dyn_depth: 2,
+    };
+    let plan = gen::gen_value(&mut s, &t, &shape);
+    roundtrip_value(&mut s, &t, &plan);
+}
+
+/// Encodes `plan` both ways (choices from `s`) and checks every decode against it.
+pub fn roundtrip_value(s: &mut dyn Source, t: &Type, plan: &RV) {
+    let want = expected(plan);
+    let p = Program::new(t);
+    let o = Opts::default();
+    let bytes = encode::msgpack(s, t, plan);
+    let got = vm_decode(&p, Format::Msgpack, &bytes, &o.decode_options());
+    let rf = mp::decode(t, &bytes, &o);
+    let ok = |r: &Result<RV, ErrorKind>| r.as_ref().is_ok_and(|v| same_value(v, &want));
+    assert!(
+        ok(&got) && got == rf,
+        "msgpack roundtrip\n type {t}\n want {want:?}\n input {bytes:02x?}\n VM  {got:?}\n ref {rf:?}\n VM error {}",
+        vm_error(&p, Format::Msgpack, &bytes, &o.decode_options())
+    );
+    if has_unknown(&want) {
+        return;
+    }
+    let text = encode::json(s, t, plan);
+    let jgot = vm_decode(&p, Format::Json, &text, &o.decode_options());
+    let jrf = json::decode(t, &text, &o);
+    assert!(
+        ok(&jgot) && jgot == jrf,
+        "JSON roundtrip\n type {t}\n want {want:?}\n input {}\n VM  {jgot:?}\n ref {jrf:?}\n VM error {}",
+        String::from_utf8_lossy(&text),
+        vm_error(&p, Format::Json, &text, &o.decode_options())
+    );
+}
+
+/// `type_json`: parsing never panics; a parsed type prints to JSON that parses back to it
+/// (types nested beyond what the parser admits excepted), and compiles.
+pub fn type_json(data: &[u8]) {
+    let Ok(t) = Type::from_json_bytes(data) else {
+        return;
+    };
+    print_reparse(&t);
+}
+
+fn print_reparse(t: &Type) {
+    let text = t.to_string();
+    match Type::from_json(&text) {
+        Ok(back) => assert_eq!(&back, t, "printed as {text}"),
+        Err(e) => assert!(too_deep(t), "{text} does not parse back: {e}"),
+    }
+    let p = Program::new(t);
+    let _ = p.to_string();
+}
+
+/// Nested beyond what type JSON can express (serde_json stops at 128 levels of JSON, the
+/// parser at 100 levels of type).
+fn too_deep(t: &Type) -> bool {
+    fn json_depth(t: &Type) -> usize {
+        match t {
+            Type::List(e) | Type::Set(e) | Type::Map(e) => 1 + json_depth(e),
+            Type::Object(o) => {
+                2 + o
+                    .attrs()
+                    .iter()
+                    .map(|(_, a)| json_depth(a))
+                    .max()
+                    .unwrap_or(0)
+            }
+            Type::Tuple(ts) => 2 + ts.iter().map(json_depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    fn depth(t: &Type) -> usize {
+        match t {
+            Type::List(e) | Type::Set(e) | Type::Map(e) => 1 + depth(e),
+            Type::Object(o) => 1 + o.attrs().iter().map(|(_, a)| depth(a)).max().unwrap_or(0),
+            Type::Tuple(ts) => 1 + ts.iter().map(depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    json_depth(t) >= 127 || depth(t) > tfwire::schema::MAX_TYPE_DEPTH
+}
+
+/// `schema_doc`: parsing never panics; every schema of a parsed source has an implied type
+/// that prints and parses back, and compiles.
+pub fn schema_doc(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(src) = SchemaSource::parse(text) else {
+        return;
+    };
+    let mut sels = vec![SchemaSelector::default()];
+    if let SchemaSource::Document(doc) = &src {
+        for (addr, prov) in &doc.providers {
+            let sel = |r: Option<&String>, d: Option<&String>| SchemaSelector {
+                resource: r.cloned(),
+                data_source: d.cloned(),
+                provider: Some(addr.clone()),
+            };
+            sels.push(sel(None, None));
+            sels.extend(prov.resources.keys().take(20).map(|r| sel(Some(r), None)));
+            sels.extend(
+                prov.data_sources
+                    .keys()
+                    .take(20)
+                    .map(|d| sel(None, Some(d))),
+            );
+        }
+    }
+    for sel in sels.iter().take(100) {
+        if let Ok(t) = src.select(sel) {
+            print_reparse(&t);
+            assert!(
+                Program::from_source(&src, sel).is_ok(),
+                "select succeeded, compile failed"
+            );
+        }
+    }
+}

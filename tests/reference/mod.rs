@@ -1,0 +1,441 @@
+//! A small, obviously correct REFERENCE of tfwire's decoders, for differential testing (the
+//! fuzz targets in `fuzz/` and `tests/properties.rs`, `tests/regressions.rs` use it).
+//!
+//! - [`mp`] and [`json`]: recursive decoders over the [`Type`] (no program, no explicit stack)
+//!   that implement DESIGN.md §4 and the policies the VM documents, returning a plain value
+//!   tree [`RV`] or an [`ErrorKind`];
+//! - [`encode`]: MessagePack and JSON encoders of an [`RV`] under a type, choosing among every
+//!   encoding the decoders accept (int widths, str/bin, key order, escapes, coercions, …);
+//! - [`gen`]: a byte-driven generator of types and values (fuzzer bytes or an xorshift PRNG);
+//! - [`num`]: the decimal grammar and exact comparison of numbers;
+//! - [`check`]: the checks of each fuzz target, shared with `tests/regressions.rs`.
+//!
+//! Included with `#[path = "reference/mod.rs"] mod reference;` (from `tests/`) or
+//! `#[path = "../../tests/reference/mod.rs"]` (from `fuzz/fuzz_targets/`).
+#![allow(dead_code)]
+
+pub mod check;
+pub mod encode;
+pub mod gen;
+pub mod json;
+pub mod mp;
+pub mod num;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tfwire::{Limits, Number, Program, Type, Value};
+
+/// While true (the default), the reference reproduces the VM bugs listed in
+/// `fuzz/README.md` ("Open findings") so that fuzzing goes on past them;
+/// `tests/regressions.rs` turns it off to replay the `open-*` inputs against the correct
+/// behaviour.
+pub static EMULATE_KNOWN_BUGS: AtomicBool = AtomicBool::new(true);
+
+pub fn known_bugs() -> bool {
+    EMULATE_KNOWN_BUGS.load(Ordering::Relaxed)
+}
+
+/// A number as it was decoded (the variant matters: the VM and the reference must agree on
+/// it exactly).
+#[derive(Clone, Debug)]
+pub enum RNum {
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Dec(String),
+}
+
+impl PartialEq for RNum {
+    /// Strict: same variant, same bits / text.
+    fn eq(&self, other: &RNum) -> bool {
+        match (self, other) {
+            (RNum::Int(a), RNum::Int(b)) => a == b,
+            (RNum::UInt(a), RNum::UInt(b)) => a == b,
+            (RNum::Float(a), RNum::Float(b)) => a.to_bits() == b.to_bits(),
+            (RNum::Dec(a), RNum::Dec(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl RNum {
+    /// The text the DUMP writes (through tfwire's own lossless formatting).
+    pub fn dump_text(&self) -> String {
+        let n = match self {
+            RNum::Int(i) => Number::Int(*i),
+            RNum::UInt(u) => Number::UInt(*u),
+            RNum::Float(f) => Number::Float(*f),
+            RNum::Dec(s) => {
+                let s: &str = s;
+                return Number::Decimal(&s).to_decimal_string();
+            }
+        };
+        n.to_decimal_string()
+    }
+}
+
+/// Refinements of an unknown value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RRef {
+    pub nullness: Option<bool>,
+    pub prefix: Option<String>,
+    pub lower: Option<(RNum, bool)>,
+    pub upper: Option<(RNum, bool)>,
+    pub len_lo: Option<u64>,
+    pub len_hi: Option<u64>,
+}
+
+/// A decoded value (or, from the generator, a value to encode: there `Dynamic(T, v)` may hold
+/// a null or an unknown, which decodes to the bare null or unknown; see [`expected`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RV {
+    Null,
+    Unknown(Option<RRef>),
+    Bool(bool),
+    Num(RNum),
+    Str(String),
+    List(Vec<RV>),
+    Set(Vec<RV>),
+    Tuple(Vec<RV>),
+    /// Entries in wire order (repeated keys kept).
+    Map(Vec<(String, RV)>),
+    /// Attributes in name order, every attribute of the type.
+    Object(Vec<(String, RV)>),
+    /// A known non-null value at a dynamic position, with its concrete type.
+    Dynamic(Type, Box<RV>),
+}
+
+/// What the decoders are asked to do besides the type: the drift options and the limits.
+#[derive(Clone, Copy, Debug)]
+pub struct Opts {
+    pub skip_unknown: bool,
+    pub missing_null: bool,
+    pub limits: Limits,
+}
+
+impl Default for Opts {
+    fn default() -> Self {
+        Opts {
+            skip_unknown: false,
+            missing_null: false,
+            limits: Limits::DEFAULT,
+        }
+    }
+}
+
+impl Opts {
+    /// The same options for the VM.
+    pub fn decode_options(&self) -> tfwire::DecodeOptions {
+        tfwire::DecodeOptions {
+            skip_unknown_attributes: self.skip_unknown,
+            missing_attributes_null: self.missing_null,
+            check_item_counts: false,
+            limits: self.limits,
+        }
+    }
+}
+
+/// The value a generated wire plan decodes to: a null or unknown inside a dynamic wrapper
+/// loses its type.
+pub fn expected(v: &RV) -> RV {
+    match v {
+        RV::Dynamic(t, inner) => match expected(inner) {
+            x @ (RV::Null | RV::Unknown(_)) => x,
+            x => RV::Dynamic(t.clone(), Box::new(x)),
+        },
+        RV::List(e) => RV::List(e.iter().map(expected).collect()),
+        RV::Set(e) => RV::Set(e.iter().map(expected).collect()),
+        RV::Tuple(e) => RV::Tuple(e.iter().map(expected).collect()),
+        RV::Map(e) => RV::Map(e.iter().map(|(k, v)| (k.clone(), expected(v))).collect()),
+        RV::Object(e) => RV::Object(e.iter().map(|(k, v)| (k.clone(), expected(v))).collect()),
+        x => x.clone(),
+    }
+}
+
+/// True if an unknown appears anywhere (JSON cannot carry one).
+pub fn has_unknown(v: &RV) -> bool {
+    match v {
+        RV::Unknown(_) => true,
+        RV::List(e) | RV::Set(e) | RV::Tuple(e) => e.iter().any(has_unknown),
+        RV::Map(e) | RV::Object(e) => e.iter().any(|(_, v)| has_unknown(v)),
+        RV::Dynamic(_, v) => has_unknown(v),
+        _ => false,
+    }
+}
+
+/// Converts a VM value (decoded by `program`) into the reference's tree.
+pub fn from_vm(program: &Program, v: Value<'_>) -> RV {
+    match v {
+        Value::Null => RV::Null,
+        Value::Unknown(r) => RV::Unknown(r.map(|r| RRef {
+            nullness: r.nullness,
+            prefix: r.string_prefix.map(str::to_string),
+            lower: r.number_lower.map(|(n, i)| (num_from_vm(n), i)),
+            upper: r.number_upper.map(|(n, i)| (num_from_vm(n), i)),
+            len_lo: r.length_lower,
+            len_hi: r.length_upper,
+        })),
+        Value::Bool(b) => RV::Bool(b),
+        Value::Number(n) => RV::Num(num_from_vm(n)),
+        Value::String(s) => RV::Str(s.to_string()),
+        Value::List(e) => RV::List(e.iter().map(|x| from_vm(program, *x)).collect()),
+        Value::Set(e) => RV::Set(e.iter().map(|x| from_vm(program, *x)).collect()),
+        Value::Tuple(e) => RV::Tuple(e.iter().map(|x| from_vm(program, *x)).collect()),
+        Value::Map(e) => RV::Map(
+            e.iter()
+                .map(|(k, x)| (k.to_string(), from_vm(program, *x)))
+                .collect(),
+        ),
+        Value::Object { attrs, .. } => {
+            let names: Vec<&str> = program.typed(v).attrs().map(|(n, _)| n).collect();
+            assert_eq!(names.len(), attrs.len(), "object with a slot per attribute");
+            RV::Object(
+                names
+                    .iter()
+                    .zip(attrs)
+                    .map(|(n, x)| (n.to_string(), from_vm(program, *x)))
+                    .collect(),
+            )
+        }
+        Value::Dynamic(d) => RV::Dynamic(
+            d.program.root_type().clone(),
+            Box::new(from_vm(d.program, d.value)),
+        ),
+    }
+}
+
+fn num_from_vm(n: Number<'_>) -> RNum {
+    match n {
+        Number::Int(i) => RNum::Int(i),
+        Number::UInt(u) => RNum::UInt(u),
+        Number::Float(f) => RNum::Float(f),
+        Number::Decimal(s) => RNum::Dec(s.to_string()),
+    }
+}
+
+/// Equality up to number representation: numbers by exact value (`UInt(5)`, `Int(5)`,
+/// `Dec("5.0")` and `Float(5.0)` are equal), everything else exactly.
+pub fn same_value(a: &RV, b: &RV) -> bool {
+    let all =
+        |x: &[RV], y: &[RV]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q));
+    let entries = |x: &[(String, RV)], y: &[(String, RV)]| {
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|(p, q)| p.0 == q.0 && same_value(&p.1, &q.1))
+    };
+    match (a, b) {
+        (RV::Num(x), RV::Num(y)) => num::same(x, y),
+        (RV::Unknown(x), RV::Unknown(y)) => match (x, y) {
+            (None, None) => true,
+            (Some(x), Some(y)) => same_refinements(x, y),
+            _ => false,
+        },
+        (RV::List(x), RV::List(y)) | (RV::Set(x), RV::Set(y)) | (RV::Tuple(x), RV::Tuple(y)) => {
+            all(x, y)
+        }
+        (RV::Map(x), RV::Map(y)) | (RV::Object(x), RV::Object(y)) => entries(x, y),
+        (RV::Dynamic(t, x), RV::Dynamic(u, y)) => t == u && same_value(x, y),
+        _ => a == b,
+    }
+}
+
+fn same_refinements(x: &RRef, y: &RRef) -> bool {
+    let bound = |p: &Option<(RNum, bool)>, q: &Option<(RNum, bool)>| match (p, q) {
+        (None, None) => true,
+        (Some((a, i)), Some((b, j))) => i == j && num::same(a, b),
+        _ => false,
+    };
+    x.nullness == y.nullness
+        && x.prefix == y.prefix
+        && bound(&x.lower, &y.lower)
+        && bound(&x.upper, &y.upper)
+        && x.len_lo == y.len_lo
+        && x.len_hi == y.len_hi
+}
+
+/// The reference's own DUMP (DESIGN.md §5), to compare with `tfwire::dump::to_string`.
+pub fn dump(v: &RV) -> String {
+    let mut out = String::new();
+    dump_into(&mut out, v);
+    out
+}
+
+fn dump_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn dump_num(out: &mut String, n: &RNum) {
+    let t = n.dump_text();
+    if t.ends_with("Inf") {
+        dump_str(out, &t);
+    } else {
+        out.push_str(&t);
+    }
+}
+
+fn dump_into(out: &mut String, v: &RV) {
+    match v {
+        RV::Null => out.push_str("null"),
+        RV::Unknown(r) => {
+            let mut parts: Vec<String> = Vec::new();
+            if let Some(r) = r {
+                if let Some(n) = r.nullness {
+                    parts.push(format!("\"null\":{n}"));
+                }
+                if let Some(p) = &r.prefix {
+                    let mut s = String::from("\"prefix\":");
+                    dump_str(&mut s, p);
+                    parts.push(s);
+                }
+                for (name, b) in [("lower", &r.lower), ("upper", &r.upper)] {
+                    if let Some((n, inc)) = b {
+                        let mut s = format!("\"{name}\":[");
+                        dump_num(&mut s, n);
+                        s.push_str(&format!(",{inc}]"));
+                        parts.push(s);
+                    }
+                }
+                if let Some(n) = r.len_lo {
+                    parts.push(format!("\"len_min\":{n}"));
+                }
+                if let Some(n) = r.len_hi {
+                    parts.push(format!("\"len_max\":{n}"));
+                }
+            }
+            out.push_str(&format!("{{\"$unknown\":{{{}}}}}", parts.join(",")));
+        }
+        RV::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        RV::Num(n) => dump_num(out, n),
+        RV::Str(s) => dump_str(out, s),
+        RV::List(e) | RV::Set(e) | RV::Tuple(e) => {
+            out.push('[');
+            for (i, x) in e.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                dump_into(out, x);
+            }
+            out.push(']');
+        }
+        RV::Map(e) | RV::Object(e) => {
+            // Sorted keys; the last of repeated keys wins.
+            let mut last: std::collections::BTreeMap<&str, &RV> = std::collections::BTreeMap::new();
+            for (k, x) in e {
+                last.insert(k, x);
+            }
+            out.push('{');
+            for (i, (k, x)) in last.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                dump_str(out, k);
+                out.push(':');
+                dump_into(out, x);
+            }
+            out.push('}');
+        }
+        RV::Dynamic(t, x) => {
+            out.push_str(&format!("{{\"type\":{t},\"value\":"));
+            dump_into(out, x);
+            out.push('}');
+        }
+    }
+}
+
+/// The refinement target of a type (which refinement keys it admits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    String,
+    Number,
+    Collection,
+    Dynamic,
+    Other,
+}
+
+pub fn target(t: &Type) -> Target {
+    match t {
+        Type::String => Target::String,
+        Type::Number => Target::Number,
+        Type::List(_) | Type::Set(_) | Type::Map(_) => Target::Collection,
+        Type::Dynamic => Target::Dynamic,
+        _ => Target::Other,
+    }
+}
+
+/// Checks that a VM value conforms to `ty`: the conformance walker of the property tests.
+pub fn conforms(program: &Program, ty: &Type, v: Value<'_>) -> Result<(), String> {
+    let bad = |what: &str| Err(format!("{what}: {v:?} is not a {}", ty.friendly_name()));
+    match (ty, v) {
+        (_, Value::Null | Value::Unknown(_)) => Ok(()),
+        (Type::Bool, Value::Bool(_)) | (Type::String, Value::String(_)) => Ok(()),
+        (Type::Number, Value::Number(n)) => match n.as_f64().is_nan() {
+            true => bad("NaN"),
+            false => Ok(()),
+        },
+        (Type::List(t), Value::List(e)) | (Type::Set(t), Value::Set(e)) => {
+            e.iter().try_for_each(|x| conforms(program, t, *x))?;
+            consistent(t, e.iter())
+        }
+        (Type::Map(t), Value::Map(e)) => {
+            e.iter().try_for_each(|(_, x)| conforms(program, t, *x))?;
+            consistent(t, e.iter().map(|(_, x)| x))
+        }
+        (Type::Tuple(ts), Value::Tuple(e)) if ts.len() == e.len() => ts
+            .iter()
+            .zip(e)
+            .try_for_each(|(t, x)| conforms(program, t, *x)),
+        (Type::Object(o), Value::Object { attrs, .. }) => {
+            let names: Vec<&str> = program.typed(v).attrs().map(|(n, _)| n).collect();
+            let want: Vec<&str> = o.attrs().iter().map(|(n, _)| n.as_str()).collect();
+            if names != want || attrs.len() != want.len() {
+                return bad("attribute names");
+            }
+            o.attrs()
+                .iter()
+                .zip(attrs)
+                .try_for_each(|((_, t), x)| conforms(program, t, *x))
+        }
+        (Type::Dynamic, Value::Dynamic(d)) => match d.value {
+            // (A wrapper whose type holds `dynamic` holds wrappers in turn: see fuzz/README.md.)
+            Value::Null | Value::Unknown(_) => bad("dynamic content"),
+            x => conforms(d.program, d.program.root_type(), x),
+        },
+        _ => bad("kind"),
+    }
+}
+
+fn consistent<'v, 'a: 'v>(
+    elem: &Type,
+    values: impl Iterator<Item = &'v Value<'a>>,
+) -> Result<(), String> {
+    if *elem != Type::Dynamic {
+        return Ok(());
+    }
+    let mut first: Option<&Type> = None;
+    for v in values {
+        if let Value::Dynamic(d) = v {
+            let t = d.program.root_type();
+            match first {
+                None => first = Some(t),
+                Some(f) if f == t => {}
+                Some(f) => return Err(format!("dynamic elements of types {f} and {t}")),
+            }
+        }
+    }
+    Ok(())
+}
