@@ -239,7 +239,11 @@ pub fn is_valid_decimal(text: &[u8]) -> bool {
             let digits = std::str::from_utf8(&text[es..i]).unwrap_or("");
             let digits = digits.trim_start_matches('0');
             // All zeros (`1p0`, `1p00`) trims to "": exponent 0.
-            let exponent = if digits.is_empty() { Some(0) } else { digits.parse::<u32>().ok() };
+            let exponent = if digits.is_empty() {
+                Some(0)
+            } else {
+                digits.parse::<u32>().ok()
+            };
             if digits.len() > 5 || exponent.is_none_or(|e| e > MAX_BINARY_EXPONENT) {
                 return false;
             }
@@ -445,7 +449,8 @@ mod tests {
     #[test]
     fn grammar() {
         for ok in [
-            "0", "+5", "-5", ".5", "5.", "1e10", "1E-3", "1p4", "-1.5P-2", "Inf", "-inf", "007", "1p0", "3p00", "1p-0",
+            "0", "+5", "-5", ".5", "5.", "1e10", "1E-3", "1p4", "-1.5P-2", "Inf", "-inf", "007",
+            "1p0", "3p00", "1p-0",
         ] {
             assert!(is_valid_decimal(ok.as_bytes()), "{ok}");
         }

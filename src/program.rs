@@ -149,7 +149,10 @@ impl Program {
     }
 
     /// Compiles the schema `sel` picks out of a parsed source.
-    pub fn from_source(source: &SchemaSource, sel: &SchemaSelector) -> Result<Program, SchemaError> {
+    pub fn from_source(
+        source: &SchemaSource,
+        sel: &SchemaSelector,
+    ) -> Result<Program, SchemaError> {
         let ty = source.select(sel)?;
         Ok(crate::compile::compile(&ty, source.select_block(sel)?))
     }
@@ -175,7 +178,11 @@ impl Program {
     }
 
     /// Decodes one MessagePack value (the whole input) with default options.
-    pub fn decode_msgpack<'a>(&'a self, input: &'a [u8], bump: &'a Bump) -> Result<Value<'a>, DecodeError> {
+    pub fn decode_msgpack<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+    ) -> Result<Value<'a>, DecodeError> {
         msgpack::decode(self, input, bump, &DecodeOptions::default())
     }
 
@@ -326,7 +333,11 @@ impl fmt::Display for Program {
                 Op::String => f.write_str("string")?,
                 Op::Dynamic => f.write_str("dynamic")?,
                 Op::List { elem, items } | Op::Set { elem, items } => {
-                    let kind = if matches!(op, Op::List { .. }) { "list" } else { "set" };
+                    let kind = if matches!(op, Op::List { .. }) {
+                        "list"
+                    } else {
+                        "set"
+                    };
                     write!(f, "{kind} {elem}")?;
                     if !items.is_none() {
                         write!(f, " items {}..", items.min)?;

@@ -1,125 +1,35 @@
-//! The go-cty conformance cases: every case of `../shared/conformance/generated/*/` (when the
-//! shared checkout is present) and of the in-repo copy `tests/data/conformance/*/` (always).
+//! The go-cty conformance cases in MessagePack, and the self-tests of the `dumpcmp.py` port.
 //!
-//! For case `i` of a folder: the implied type of `i.schema.json` must print as `i.type.json`,
-//! and the DUMP of `i.msgpack` must equal `i.dump.json` as `dumpcmp.py --f64` compares them
-//! (the port in `support/dumpcmp.rs`). Every failing case is reported, then the test fails.
+//! Every case of `../shared/conformance/generated/*/` (when the shared checkout is present)
+//! and of the in-repo copy `tests/data/conformance/*/` (always): for case `i` of a folder,
+//! the implied type of `i.schema.json` must print as `i.type.json`, and the DUMP of
+//! `i.msgpack` must equal `i.dump.json` as `dumpcmp.py --f64` compares them (the port in
+//! `support/dumpcmp.rs`). Every failing case is reported, then the test fails. The JSON cases
+//! are in `json_conformance.rs`.
 //!
-//! The shared checkout is `$TFWIRE_SHARED`, else `<CARGO_MANIFEST_DIR>/../shared`. The JSON
-//! cases (`i.json` against `i.json.dump.json`) are one more `run_suite` call once a JSON
-//! decoder exists.
+//! The shared checkout is `$TFWIRE_SHARED`, else `<CARGO_MANIFEST_DIR>/../shared`.
 
-#[path = "support/dumpcmp.rs"]
-mod dumpcmp;
+#[path = "support/cases.rs"]
+mod cases;
+mod common;
 
 use std::fs;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bumpalo::Bump;
 use tfwire::schema::{SchemaSelector, SchemaSource};
-use tfwire::{dump, DecodeError, Program, Value};
+use tfwire::{dump, Program};
 
-use dumpcmp::{compare, Options};
+use cases::dumpcmp::{compare, Options};
+use cases::{case_dirs, compare_dumps, for_each_case, read_bytes, read_text};
 
-/// The shared checkout, or `None` (after printing the skip message) when it is absent.
-fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TFWIRE_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("shared"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: ../shared not present");
-        None
-    }
-}
-
-/// The sub-folders of `dir`, sorted.
-fn folders(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
-}
-
-/// The case numbers of a folder (those with an `i.schema.json`), in numeric order.
-fn case_ids(dir: &Path) -> Vec<u64> {
-    let mut ids: Vec<u64> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().into_string().ok()?;
-            name.strip_suffix(".schema.json")?.parse().ok()
-        })
-        .collect();
-    ids.sort_unstable();
-    ids
-}
-
-/// What one folder gave.
-#[derive(Default)]
-struct Outcome {
-    /// Cases with an input file.
-    run: usize,
-    passed: usize,
-    /// `folder/i: reason` for each failing case.
-    failures: Vec<String>,
-}
-
-fn read_text(path: &Path) -> Result<String, String> {
-    fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Runs every case of `dir` that has an `i.{input_ext}`: checks the implied type against
-/// `i.type.json`, decodes the input with `decode` and compares the DUMP with `i.{dump_ext}`.
-fn run_suite<D>(dir: &Path, decode: D, input_ext: &str, dump_ext: &str) -> Outcome
-where
-    D: for<'a> Fn(&'a Program, &'a [u8], &'a Bump) -> Result<Value<'a>, DecodeError>,
-{
-    let mut out = Outcome::default();
-    let ids = case_ids(dir);
-    assert!(!ids.is_empty(), "{}: no cases", dir.display());
-    for id in ids {
-        let input = dir.join(format!("{id}.{input_ext}"));
-        if !input.exists() {
-            continue;
-        }
-        out.run += 1;
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            run_case(dir, id, &input, &decode, dump_ext)
-        }))
-        .unwrap_or_else(|p| {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            Err(format!("panicked: {msg}"))
-        });
-        match result {
-            Ok(()) => out.passed += 1,
-            Err(why) => out
-                .failures
-                .push(format!("{}/{id}.{input_ext}: {why}", dir.display())),
-        }
-    }
-    out
-}
-
-fn run_case<D>(dir: &Path, id: u64, input: &Path, decode: &D, dump_ext: &str) -> Result<(), String>
-where
-    D: for<'a> Fn(&'a Program, &'a [u8], &'a Bump) -> Result<Value<'a>, DecodeError>,
-{
+/// Case `id` of `dir`: the implied type and the program's type against `i.type.json`, then
+/// the DUMP of `i.msgpack` against `i.dump.json`.
+fn check_msgpack_case(dir: &Path, id: u64) -> Result<(), String> {
     let schema = read_text(&dir.join(format!("{id}.schema.json")))?;
     let type_json = read_text(&dir.join(format!("{id}.type.json")))?;
-    let expected = read_text(&dir.join(format!("{id}.{dump_ext}")))?;
-    let bytes = fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let expected = read_text(&dir.join(format!("{id}.dump.json")))?;
+    let bytes = read_bytes(&dir.join(format!("{id}.msgpack")))?;
 
     let source = SchemaSource::parse(&schema).map_err(|e| format!("schema: {e}"))?;
     let sel = SchemaSelector::default();
@@ -141,66 +51,21 @@ where
     }
 
     let bump = Bump::new();
-    let value = decode(&program, &bytes, &bump).map_err(|e| format!("decode error {e}"))?;
-    let got = dump::to_string(&program, value);
-    let opts = Options {
-        f64: true,
-        ignore_refinements: false,
-    };
-    compare(&type_json, &got, &expected, opts).map_err(|e| {
-        e.replacen("\n  A:", "\n  got:", 1)
-            .replacen("\n  B:", "\n  want:", 1)
-    })
-}
-
-/// Every case folder: the shared checkout's `conformance/generated/*/` when present, then the
-/// in-repo copies `tests/data/conformance/*/`.
-fn case_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(shared) = shared_dir() {
-        dirs.extend(folders(&shared.join("conformance").join("generated")));
-    }
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    dirs.extend(folders(
-        &here.join("tests").join("data").join("conformance"),
-    ));
-    dirs
-}
-
-/// Runs `run_suite` on every folder, prints a line per folder and every failure, and fails
-/// if any case failed.
-fn check<D>(decode: D, input_ext: &str, dump_ext: &str)
-where
-    D: for<'a> Fn(&'a Program, &'a [u8], &'a Bump) -> Result<Value<'a>, DecodeError>,
-{
-    let mut failures = Vec::new();
-    for dir in case_dirs() {
-        let o = run_suite(&dir, &decode, input_ext, dump_ext);
-        let (run, passed) = (o.run, o.passed);
-        println!("{}: {input_ext} {run} run, {passed} passed", dir.display());
-        failures.extend(o.failures);
-    }
-    for f in &failures {
-        println!("FAIL {f}");
-    }
-    let n = failures.len();
-    assert!(
-        n == 0,
-        "{n} conformance case(s) failed:\n{}",
-        failures.join("\n")
-    );
+    let value = program
+        .decode_msgpack(&bytes, &bump)
+        .map_err(|e| format!("decode error {e}"))?;
+    compare_dumps(&type_json, &dump::to_string(&program, value), &expected)
 }
 
 #[test]
 fn msgpack_cases() {
-    check(Program::decode_msgpack, "msgpack", "dump.json");
+    let shared = common::shared_dir("the shared conformance cases are not run");
+    for_each_case(
+        &case_dirs(shared.as_deref()),
+        ".msgpack",
+        check_msgpack_case,
+    );
 }
-
-// The JSON cases, once `Program::decode_json` exists:
-// #[test]
-// fn json_cases() {
-//     check(Program::decode_json, "json", "json.dump.json");
-// }
 
 // ------------------------------------------------------------------ dumpcmp self-tests
 
@@ -295,7 +160,9 @@ fn dumpcmp_rejects_invalid_input() {
 /// The table against the script itself, when python3 and the shared checkout are present.
 #[test]
 fn dumpcmp_agrees_with_script() {
-    let Some(shared) = shared_dir() else { return };
+    let Some(shared) = common::shared_dir("dumpcmp.py is not run") else {
+        return;
+    };
     let script = shared.join("oracle").join("dumpcmp.py");
     let tmp = std::env::temp_dir().join(format!("tfwire-dumpcmp-{}", std::process::id()));
     fs::create_dir_all(&tmp).unwrap();

@@ -11,76 +11,28 @@
 //!
 //! The shared checkout is `$TFWIRE_SHARED`, else `<CARGO_MANIFEST_DIR>/../shared`.
 
-#[path = "support/dumpcmp.rs"]
-mod dumpcmp;
+#[path = "support/cases.rs"]
+mod cases;
+mod common;
 
 use std::fs;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use bumpalo::Bump;
 use tfwire::schema::{SchemaSelector, SchemaSource};
 use tfwire::{dump, Program, Value};
 
-use dumpcmp::{compare, Options};
+use cases::dumpcmp::compare;
+use cases::{case_dirs, compare_dumps, for_each_case, read_bytes, read_text, F64};
 
-const F64: Options = Options {
-    f64: true,
-    ignore_refinements: false,
-};
-
+/// The shared checkout, or `None` (after a skip message) when it is absent.
 fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TFWIRE_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("shared"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: ../shared not present");
-        None
-    }
-}
-
-fn folders(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
+    common::shared_dir("the shared JSON cases and workloads are not run")
 }
 
 /// Every conformance folder: the shared ones, then the in-repo copies.
 fn all_folders() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(shared) = shared_dir() {
-        dirs.extend(folders(&shared.join("conformance").join("generated")));
-    }
-    dirs.extend(folders(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance"),
-    ));
-    dirs
-}
-
-/// The case numbers of a folder that have an `i.json`, in numeric order.
-fn json_cases(dir: &Path) -> Vec<u64> {
-    let mut ids: Vec<u64> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().into_string().ok()?;
-            name.strip_suffix(".json")?.parse().ok()
-        })
-        .collect();
-    ids.sort_unstable();
-    ids
-}
-
-fn read_text(path: &Path) -> Result<String, String> {
-    fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+    case_dirs(shared_dir().as_deref())
 }
 
 fn program_of(dir: &Path, id: u64) -> Result<Program, String> {
@@ -89,64 +41,27 @@ fn program_of(dir: &Path, id: u64) -> Result<Program, String> {
     Program::from_source(&source, &SchemaSelector::default()).map_err(|e| format!("schema: {e}"))
 }
 
-/// Runs `check` on every JSON case of every folder, catching panics; fails listing every
-/// failing case. Returns the number of cases run.
-fn for_each_case(check: impl Fn(&Path, u64) -> Result<(), String>) -> usize {
-    let mut failures = Vec::new();
-    let mut run = 0;
-    for dir in all_folders() {
-        let ids = json_cases(&dir);
-        assert!(!ids.is_empty(), "{}: no JSON cases", dir.display());
-        let mut passed = 0;
-        for &id in &ids {
-            run += 1;
-            let result = catch_unwind(AssertUnwindSafe(|| check(&dir, id)))
-                .unwrap_or_else(|_| Err("panicked".to_string()));
-            match result {
-                Ok(()) => passed += 1,
-                Err(why) => failures.push(format!("{}/{id}.json: {why}", dir.display())),
-            }
-        }
-        println!(
-            "{}: {} JSON cases, {passed} passed",
-            dir.display(),
-            ids.len()
-        );
-    }
-    assert!(
-        failures.is_empty(),
-        "{} case(s) failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    run
-}
-
 #[test]
 fn json_cases_match_their_dumps() {
-    for_each_case(|dir, id| {
+    for_each_case(&all_folders(), ".json", |dir, id| {
         let program = program_of(dir, id)?;
         let type_json = read_text(&dir.join(format!("{id}.type.json")))?;
         let expected = read_text(&dir.join(format!("{id}.json.dump.json")))?;
-        let input = fs::read(dir.join(format!("{id}.json"))).map_err(|e| e.to_string())?;
+        let input = read_bytes(&dir.join(format!("{id}.json")))?;
         let bump = Bump::new();
         let value = program
             .decode_json(&input, &bump)
             .map_err(|e| format!("decode error {e}"))?;
-        let got = dump::to_string(&program, value);
-        compare(&type_json, &got, &expected, F64).map_err(|e| {
-            e.replacen("\n  A:", "\n  got:", 1)
-                .replacen("\n  B:", "\n  want:", 1)
-        })
+        compare_dumps(&type_json, &dump::to_string(&program, value), &expected)
     });
 }
 
 #[test]
 fn json_and_msgpack_decode_to_equal_values() {
-    for_each_case(|dir, id| {
+    for_each_case(&all_folders(), ".json", |dir, id| {
         let program = program_of(dir, id)?;
-        let json = fs::read(dir.join(format!("{id}.json"))).map_err(|e| e.to_string())?;
-        let msgpack = fs::read(dir.join(format!("{id}.msgpack"))).map_err(|e| e.to_string())?;
+        let json = read_bytes(&dir.join(format!("{id}.json")))?;
+        let msgpack = read_bytes(&dir.join(format!("{id}.msgpack")))?;
         let bump = Bump::new();
         let a = program
             .decode_msgpack(&msgpack, &bump)

@@ -6,44 +6,12 @@
 //! escape, invalid UTF-8) at that byte; a missing separator, colon or value at the byte found
 //! instead, or at the input's length when the input ended there.
 
+#[path = "support/decode.rs"]
+mod decode;
+
 use bumpalo::Bump;
-use tfwire::{DecodeError, DecodeOptions, ErrorKind, Limits, Program};
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
-
-fn err_with(ty: &str, input: &[u8], options: &DecodeOptions) -> DecodeError {
-    let p = prog(ty);
-    let bump = Bump::new();
-    match p.decode_json_with(input, &bump, options) {
-        Ok(v) => panic!(
-            "{}: expected an error, got {}",
-            String::from_utf8_lossy(input),
-            tfwire::dump::to_string(&p, v)
-        ),
-        Err(e) => e,
-    }
-}
-
-fn err(ty: &str, input: &str) -> DecodeError {
-    err_with(ty, input.as_bytes(), &DecodeOptions::default())
-}
-
-/// Asserts all four parts of an error, and that `Display` combines them.
-#[track_caller]
-fn check(e: &DecodeError, kind: ErrorKind, offset: usize, path: &str, message: &str) {
-    assert_eq!(
-        (e.kind(), e.offset(), e.path(), e.message()),
-        (kind, offset, path, message),
-        "{e}"
-    );
-    let shown = if path.is_empty() { "(root)" } else { path };
-    assert_eq!(
-        e.to_string(),
-        format!("at {shown} (byte {offset}): {message}")
-    );
-}
+use decode::{assert_err, json_err, json_err_with, prog};
+use tfwire::{DecodeOptions, ErrorKind, Limits};
 
 /// `(type, input, kind, offset, path, message)` rows.
 type Row<'a> = (&'a str, &'a str, ErrorKind, usize, &'a str, &'a str);
@@ -51,7 +19,7 @@ type Row<'a> = (&'a str, &'a str, ErrorKind, usize, &'a str, &'a str);
 #[track_caller]
 fn table(rows: &[Row<'_>]) {
     for &(ty, input, kind, offset, path, message) in rows {
-        let e = err(ty, input);
+        let e = json_err(ty, input);
         assert_eq!(
             (e.kind(), e.offset(), e.path(), e.message()),
             (kind, offset, path, message),
@@ -494,8 +462,8 @@ fn invalid_utf8_at_the_first_bad_byte() {
         (b"\"0123456789abcdef\xff0123456789abcdef\"", 17),
     ];
     for &(input, at) in bad {
-        let e = err_with("\"string\"", input, &DecodeOptions::default());
-        check(
+        let e = json_err_with("\"string\"", input, &DecodeOptions::default());
+        assert_err(
             &e,
             ErrorKind::InvalidUtf8,
             at,
@@ -504,16 +472,16 @@ fn invalid_utf8_at_the_first_bad_byte() {
         );
     }
     // In a map key, an object key, a skipped value, and next to an escape.
-    let e = err_with(MAP, b"{\"\xff\":1}", &DecodeOptions::default());
-    check(
+    let e = json_err_with(MAP, b"{\"\xff\":1}", &DecodeOptions::default());
+    assert_err(
         &e,
         ErrorKind::InvalidUtf8,
         2,
         "",
         "string is not valid UTF-8",
     );
-    let e = err_with(OBJ, b"{\"\xff\":1}", &DecodeOptions::default());
-    check(
+    let e = json_err_with(OBJ, b"{\"\xff\":1}", &DecodeOptions::default());
+    assert_err(
         &e,
         ErrorKind::InvalidUtf8,
         2,
@@ -524,16 +492,16 @@ fn invalid_utf8_at_the_first_bad_byte() {
         skip_unknown_attributes: true,
         ..Default::default()
     };
-    let e = err_with(OBJ, b"{\"x\":[\"\xff\"]}", &skip);
-    check(
+    let e = json_err_with(OBJ, b"{\"x\":[\"\xff\"]}", &skip);
+    assert_err(
         &e,
         ErrorKind::InvalidUtf8,
         7,
         ".x",
         "string is not valid UTF-8",
     );
-    let e = err_with("\"string\"", b"\"\\n\xff\"", &DecodeOptions::default());
-    check(
+    let e = json_err_with("\"string\"", b"\"\\n\xff\"", &DecodeOptions::default());
+    assert_err(
         &e,
         ErrorKind::InvalidUtf8,
         3,
@@ -792,8 +760,8 @@ fn trailing_bytes() {
 fn paths_through_open_maps() {
     let ty = r#"["map",["list",["map",["map","number"]]]]"#;
     let input = r#"{"a":[],"b":[{"x":{"p":1}},{"y":{},"z":{"q":2,"r":"s"}}]}"#;
-    let e = err(ty, input);
-    check(
+    let e = json_err(ty, input);
+    assert_err(
         &e,
         ErrorKind::InvalidNumber,
         50,
@@ -801,8 +769,8 @@ fn paths_through_open_maps() {
         "\"s\" is not a valid number",
     );
     let input = r#"{"a":[],"b":[{"x":{"p":1}},{"y":{},"z":{"q":2,"r":3 4}}]}"#;
-    let e = err(ty, input);
-    check(
+    let e = json_err(ty, input);
+    assert_err(
         &e,
         ErrorKind::Syntax,
         52,
@@ -810,8 +778,8 @@ fn paths_through_open_maps() {
         "expected ',' or '}' after a value, found '4'",
     );
     let ty = r#"["list",["map",["list","string"]]]"#;
-    let e = err(ty, r#"[{"k":["a"]},{"k":["b"],"l":["c",1,{}]}]"#);
-    check(
+    let e = json_err(ty, r#"[{"k":["a"]},{"k":["b"],"l":["c",1,{}]}]"#);
+    assert_err(
         &e,
         ErrorKind::TypeMismatch,
         35,
@@ -989,8 +957,8 @@ fn object_keys() {
         skip_unknown_attributes: true,
         ..Default::default()
     };
-    let e = err_with(OBJ, br#"{"a":1,"zz":[1,{"q" 1}]}"#, &skip);
-    check(
+    let e = json_err_with(OBJ, br#"{"a":1,"zz":[1,{"q" 1}]}"#, &skip);
+    assert_err(
         &e,
         ErrorKind::Syntax,
         20,
@@ -1128,22 +1096,22 @@ fn dynamic_wrappers() {
 
 #[test]
 fn inconsistent_dynamic_types() {
-    let e = err(
+    let e = json_err(
         r#"["list","dynamic"]"#,
         r#"[{"value":1,"type":"number"},{"value":"1","type":"string"}]"#,
     );
-    check(
+    assert_err(
         &e,
         ErrorKind::InconsistentTypes,
         0,
         "",
         r#"elements have different types: "number" and "string""#,
     );
-    let e = err(
+    let e = json_err(
         r#"["object",{"m":["map","dynamic"]}]"#,
         r#"{"m":{"a":{"value":1,"type":"number"},"b":{"value":true,"type":"bool"}}}"#,
     );
-    check(
+    assert_err(
         &e,
         ErrorKind::InconsistentTypes,
         5,
@@ -1171,8 +1139,8 @@ fn limit_errors() {
     assert!(prog(nested)
         .decode_json_with(b"[[[]]]", &Bump::new(), &depth)
         .is_ok());
-    let e = err_with(nested, b"[[[[]]]]", &depth);
-    check(
+    let e = json_err_with(nested, b"[[[[]]]]", &depth);
+    assert_err(
         &e,
         ErrorKind::Limit,
         3,
@@ -1184,20 +1152,20 @@ fn limit_errors() {
         skip_unknown_attributes: true,
         ..depth
     };
-    let e = err_with(r#"["object",{}]"#, br#"{"x":[[[1]]]}"#, &skip);
-    check(
+    let e = json_err_with(r#"["object",{}]"#, br#"{"x":[[[1]]]}"#, &skip);
+    assert_err(
         &e,
         ErrorKind::Limit,
         7,
         ".x",
         "nesting deeper than max_depth (3)",
     );
-    let e = err_with(
+    let e = json_err_with(
         "\"dynamic\"",
         br#"{"value":[[[1]]],"type":["list",["list",["list","number"]]]}"#,
         &depth,
     );
-    check(
+    assert_err(
         &e,
         ErrorKind::Limit,
         11,
@@ -1212,8 +1180,8 @@ fn limit_errors() {
     assert!(prog("\"string\"")
         .decode_json_with(b"\"abc\"", &Bump::new(), &strings)
         .is_ok());
-    let e = err_with(r#"["list","string"]"#, b"[\"abc\",\"abcd\"]", &strings);
-    check(
+    let e = json_err_with(r#"["list","string"]"#, b"[\"abc\",\"abcd\"]", &strings);
+    assert_err(
         &e,
         ErrorKind::Limit,
         7,
@@ -1224,8 +1192,8 @@ fn limit_errors() {
     assert!(prog("\"string\"")
         .decode_json_with(br#""\u0041\u0042\u0043""#, &Bump::new(), &strings)
         .is_ok());
-    let e = err_with(MAP, b"{\"long\":1}", &strings);
-    check(
+    let e = json_err_with(MAP, b"{\"long\":1}", &strings);
+    assert_err(
         &e,
         ErrorKind::Limit,
         1,
@@ -1240,16 +1208,16 @@ fn limit_errors() {
     assert!(prog(LIST)
         .decode_json_with(b"[1,2]", &Bump::new(), &len)
         .is_ok());
-    let e = err_with(LIST, b"[1,2,3]", &len);
-    check(
+    let e = json_err_with(LIST, b"[1,2,3]", &len);
+    assert_err(
         &e,
         ErrorKind::Limit,
         5,
         "",
         "more than max_container_len (2) elements",
     );
-    let e = err_with(MAP, b"{\"a\":1,\"b\":2,\"c\":3}", &len);
-    check(
+    let e = json_err_with(MAP, b"{\"a\":1,\"b\":2,\"c\":3}", &len);
+    assert_err(
         &e,
         ErrorKind::Limit,
         13,
@@ -1264,12 +1232,12 @@ fn limit_errors() {
     assert!(prog("\"dynamic\"")
         .decode_json_with(br#"{"type":"string","value":"x"}"#, &Bump::new(), &tj)
         .is_ok());
-    let e = err_with(
+    let e = json_err_with(
         "\"dynamic\"",
         br#"{"type":["list","bool"],"value":[]}"#,
         &tj,
     );
-    check(
+    assert_err(
         &e,
         ErrorKind::Limit,
         8,
@@ -1285,7 +1253,7 @@ fn limit_errors() {
     let bump = Bump::new();
     let input = br#"[{"type":"string","value":"x"},{"type":"bool","value":true}]"#;
     let e = p.decode_json_with(input, &bump, &types).unwrap_err();
-    check(
+    assert_err(
         &e,
         ErrorKind::Limit,
         39,

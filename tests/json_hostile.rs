@@ -4,12 +4,13 @@
 //! recursion, and byte-level mutations of valid inputs never panic and are never accepted
 //! unless they are still JSON.
 
-use bumpalo::Bump;
-use tfwire::{dump, DecodeOptions, ErrorKind, Limits, Program, Type};
+mod common;
+#[path = "support/decode.rs"]
+mod decode;
 
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
+use bumpalo::Bump;
+use decode::prog;
+use tfwire::{dump, DecodeOptions, ErrorKind, Limits, Program, Type};
 
 /// Valid inputs whose every proper prefix is incomplete (they end with a closing bracket or
 /// quote), with their types.
@@ -65,15 +66,10 @@ fn every_truncation_is_eof() {
 
 #[test]
 fn workload_truncations_are_eof() {
-    let dir = match std::env::var_os("TFWIRE_SHARED") {
-        Some(d) => std::path::PathBuf::from(d),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    }
-    .join("workloads");
-    if !dir.is_dir() {
-        println!("skipped: no shared workloads");
+    let Some(shared) = common::shared_dir("no workloads") else {
         return;
-    }
+    };
+    let dir = shared.join("workloads");
     for name in ["deep_dynamic", "azurerm_states"] {
         let w = dir.join(name);
         let schema = std::fs::read_to_string(w.join("schema.json")).unwrap();

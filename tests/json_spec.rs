@@ -3,13 +3,13 @@
 //! error unless skipped, duplicate keys an error, go-cty's coercions, `{"type","value"}` in
 //! either order), and the research doc's JSON vectors J1–J10, each with its exact value.
 
+#[path = "support/decode.rs"]
+mod decode;
+
 use bumpalo::Bump;
+use decode::{json_err_with, prog, ALL_TYPES};
 use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
 use tfwire::{dump, DecodeOptions, ErrorKind, Number, Program, Type, Value};
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
 
 /// The DUMP of `input` decoded as `ty`.
 #[track_caller]
@@ -30,15 +30,8 @@ fn fails(ty: &str, input: &str) -> (ErrorKind, String) {
 
 #[track_caller]
 fn fails_with(ty: &str, input: &str, options: &DecodeOptions) -> (ErrorKind, String) {
-    let p = prog(ty);
-    let bump = Bump::new();
-    match p.decode_json_with(input.as_bytes(), &bump, options) {
-        Ok(v) => panic!(
-            "{ty} {input}: expected an error, got {}",
-            dump::to_string(&p, v)
-        ),
-        Err(e) => (e.kind(), e.message().to_string()),
-    }
+    let e = json_err_with(ty, input.as_bytes(), options);
+    (e.kind(), e.message().to_string())
 }
 
 /// Decodes and hands the value to `check`.
@@ -50,18 +43,6 @@ fn with_value(ty: &str, input: &str, check: impl FnOnce(&Program, Value<'_>)) {
         .unwrap_or_else(|e| panic!("{ty} {input}: {e}"));
     check(&p, v);
 }
-
-const ALL_TYPES: &[&str] = &[
-    "\"string\"",
-    "\"number\"",
-    "\"bool\"",
-    "\"dynamic\"",
-    r#"["list","string"]"#,
-    r#"["set","number"]"#,
-    r#"["map","bool"]"#,
-    r#"["object",{"a":"string"}]"#,
-    r#"["tuple",["string","number"]]"#,
-];
 
 // ---- "A null value is always represented as JSON null." -----------------------------------
 

@@ -3,6 +3,8 @@
 //! elements or bytes in a ~10-byte input allocates almost nothing, deep nesting allocates a
 //! bounded stack, and in general allocation stays proportional to the input's length.
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
@@ -10,6 +12,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use bumpalo::Bump;
+use decode::prog;
 use mp::{hex, mp};
 use tfwire::{DecodeOptions, ErrorKind, Program, Type};
 
@@ -60,10 +63,6 @@ fn measure(p: &Program, input: &[u8]) -> (usize, Result<(), ErrorKind>) {
 }
 
 const MB: usize = 1 << 20;
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap()
-}
 
 #[test]
 fn the_counter_sees_arena_allocations() {

@@ -3,21 +3,16 @@
 //! block values, MAP a map of label to block value; LIST and MAP blocks whose content holds a
 //! `dynamic` become `dynamic` on the wire (a `[tuple/object type, value]` wrapper).
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
 use bumpalo::Bump;
+use decode::decode_dump;
 use mp::{mp, Mp};
 use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
 use tfwire::{dump, Program, Type, Value};
-
-fn decode_dump(p: &Program, input: &[u8]) -> String {
-    let bump = Bump::new();
-    match p.decode_msgpack(input, &bump) {
-        Ok(v) => dump::to_string(p, v),
-        Err(e) => panic!("{input:02x?}: {e}"),
-    }
-}
 
 /// `{"port": number, "proto": string}`.
 fn rule() -> Block {
@@ -43,37 +38,33 @@ fn with_rule(rule: Mp) -> Vec<u8> {
     mp().map(2).s("name").s("web").s("rule").then(rule).done()
 }
 
-#[test]
-fn single_block_present_and_absent() {
-    let p = resource(NestingMode::Single);
+/// A SINGLE or GROUP block: the block's object type, holding the block value or null.
+#[track_caller]
+fn assert_value_or_null(p: &Program) {
     assert_eq!(
         p.root_type().to_string(),
         r#"["object",{"name":"string","rule":["object",{"port":"number","proto":"string"}]}]"#
     );
     let present = with_rule(rule_value(22, "tcp"));
     assert_eq!(
-        decode_dump(&p, &present),
+        decode_dump(p, &present),
         r#"{"name":"web","rule":{"port":22,"proto":"tcp"}}"#
     );
     let absent = with_rule(mp().nil());
-    assert_eq!(decode_dump(&p, &absent), r#"{"name":"web","rule":null}"#);
+    assert_eq!(decode_dump(p, &absent), r#"{"name":"web","rule":null}"#);
+}
+
+#[test]
+fn single_block_present_and_absent() {
+    assert_value_or_null(&resource(NestingMode::Single));
 }
 
 #[test]
 fn group_block_is_like_single_and_nil_stays_null() {
     let p = resource(NestingMode::Group);
-    assert_eq!(
-        p.root_type().to_string(),
-        r#"["object",{"name":"string","rule":["object",{"port":"number","proto":"string"}]}]"#
-    );
-    let present = with_rule(rule_value(22, "tcp"));
-    assert_eq!(
-        decode_dump(&p, &present),
-        r#"{"name":"web","rule":{"port":22,"proto":"tcp"}}"#
-    );
-    // Terraform synthesizes an empty GROUP block only in config coercion, not on the wire.
-    let absent = with_rule(mp().nil());
-    assert_eq!(decode_dump(&p, &absent), r#"{"name":"web","rule":null}"#);
+    // Terraform synthesizes an empty GROUP block only in config coercion, not on the wire:
+    // nil stays null.
+    assert_value_or_null(&p);
     // The synthesized form (all attributes null) is an ordinary block value.
     let synthesized = with_rule(mp().map(2).s("port").nil().s("proto").nil());
     assert_eq!(

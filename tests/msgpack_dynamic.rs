@@ -2,36 +2,14 @@
 //! str (in every format), the value decoded with that type; typed nulls and unknowns; dynamic
 //! values nested in dynamic values and in lists, maps and objects.
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
-use bumpalo::Bump;
+use decode::{dump, with_value};
 use mp::{hex, mp};
-use tfwire::{dump, Program, Value};
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
-
-/// The DUMP of `input` decoded as `ty`; panics on a decode error.
-fn dump(ty: &str, input: &[u8]) -> String {
-    let p = prog(ty);
-    let bump = Bump::new();
-    match p.decode_msgpack(input, &bump) {
-        Ok(v) => dump::to_string(&p, v),
-        Err(e) => panic!("{ty} {input:02x?}: {e}"),
-    }
-}
-
-/// Runs `f` on the decoded value.
-fn with_value(ty: &str, input: &[u8], f: impl for<'a> FnOnce(&'a Program, Value<'a>)) {
-    let p = prog(ty);
-    let bump = Bump::new();
-    match p.decode_msgpack(input, &bump) {
-        Ok(v) => f(&p, v),
-        Err(e) => panic!("{ty} {input:02x?}: {e}"),
-    }
-}
+use tfwire::{dump, Value};
 
 // ---- "dynamic" ------------------------------------------------------------------------------
 

@@ -4,12 +4,12 @@
 //! Keys, tuples and dynamic values are in `msgpack_errors_schema.rs`; refinements, item
 //! counts, trailing bytes and limits in `msgpack_errors_more.rs`.
 
-#[path = "support/errs.rs"]
-mod errs;
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
-use errs::{assert_err, err, err_with, prog};
+use decode::{assert_err, err, err_with, prog};
 use mp::{hex, mp};
 use tfwire::{Category, DecodeOptions, ErrorKind};
 

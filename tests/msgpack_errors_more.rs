@@ -2,13 +2,13 @@
 //! message: InvalidRefinement (malformed and inconsistent refinements, which go-cty panics
 //! on), ItemCount, TrailingBytes and Limit.
 
-#[path = "support/errs.rs"]
-mod errs;
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
 use bumpalo::Bump;
-use errs::{assert_err, err, err_with, prog};
+use decode::{assert_err, checking_item_counts, err, err_with, prog};
 use mp::{hex, mp};
 use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
 use tfwire::{Category, DecodeOptions, ErrorKind, Limits, Program, Type};
@@ -211,13 +211,6 @@ fn rule() -> Block {
     Block::new().attribute("port", Attribute::new(Type::Number))
 }
 
-fn checked() -> DecodeOptions {
-    DecodeOptions {
-        check_item_counts: true,
-        ..Default::default()
-    }
-}
-
 #[test]
 fn item_count_of_list_and_set_blocks() {
     for mode in [NestingMode::List, NestingMode::Set] {
@@ -225,7 +218,7 @@ fn item_count_of_list_and_set_blocks() {
         let p = Program::from_block(&block);
         let head = mp().map(1).s("rule");
         let at = head.len();
-        let e = err_with(&p, &head.clone().arr(0).done(), &checked());
+        let e = err_with(&p, &head.clone().arr(0).done(), &checking_item_counts());
         assert_err(
             &e,
             ErrorKind::ItemCount,
@@ -245,7 +238,7 @@ fn item_count_of_list_and_set_blocks() {
             .map(1)
             .s("port")
             .int(3);
-        let e = err_with(&p, &three.done(), &checked());
+        let e = err_with(&p, &three.done(), &checking_item_counts());
         assert_err(
             &e,
             ErrorKind::ItemCount,
@@ -281,7 +274,7 @@ fn item_count_error_path_in_nested_blocks() {
         .s("port")
         .int(2)
         .done();
-    let e = err_with(&p, &input, &checked());
+    let e = err_with(&p, &input, &checking_item_counts());
     assert_err(
         &e,
         ErrorKind::ItemCount,

@@ -2,12 +2,12 @@
 //! byte offset, value path and message: UnknownAttribute, MissingAttribute, DuplicateKey,
 //! InvalidKey, WrongLength, InvalidDynamic, InvalidType, InconsistentTypes.
 
-#[path = "support/errs.rs"]
-mod errs;
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
-use errs::{assert_err, err};
+use decode::{assert_err, err};
 use mp::{hex, mp};
 use tfwire::{Category, ErrorKind};
 

@@ -4,23 +4,15 @@
 //! panic or overflow the stack; errors are the documented kinds. Allocation bounds are checked
 //! in `msgpack_alloc.rs` (a separate binary with a counting allocator).
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
-use bumpalo::Bump;
+use decode::{dump_with, prog};
 use mp::{hex, mp, Mp};
 use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
-use tfwire::{dump, DecodeError, DecodeOptions, ErrorKind, Limits, Program, Type};
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
-
-fn decode(p: &Program, input: &[u8], opts: &DecodeOptions) -> Result<String, DecodeError> {
-    let bump = Bump::new();
-    p.decode_msgpack_with(input, &bump, opts)
-        .map(|v| dump::to_string(p, v))
-}
+use tfwire::{DecodeOptions, ErrorKind, Limits, Program, Type};
 
 /// A realistic resource: every kind of position, unknowns with refinements, dynamic values.
 fn resource() -> (Program, Vec<u8>) {
@@ -137,12 +129,12 @@ fn samples() -> Vec<(Program, Vec<u8>)> {
 #[test]
 fn every_truncation_is_an_eof_error() {
     for (p, input) in samples() {
-        let full = decode(&p, &input, &DecodeOptions::default())
+        let full = dump_with(&p, &input, &DecodeOptions::default())
             .unwrap_or_else(|e| panic!("the full input must decode: {e}"));
         assert!(!full.is_empty());
         // MessagePack is prefix-free: no strict prefix of one value is a complete value.
         for n in 0..input.len() {
-            match decode(&p, &input[..n], &DecodeOptions::default()) {
+            match dump_with(&p, &input[..n], &DecodeOptions::default()) {
                 Ok(v) => panic!("prefix of {n}/{} bytes decoded to {v}", input.len()),
                 Err(e) => {
                     assert_eq!(e.kind(), ErrorKind::Eof, "prefix {n}: {e}");
@@ -169,7 +161,7 @@ fn every_single_byte_corruption_is_handled() {
                         ..Default::default()
                     },
                 ] {
-                    if let Err(e) = decode(&p, &bad, &opts) {
+                    if let Err(e) = dump_with(&p, &bad, &opts) {
                         assert!(e.offset() <= bad.len(), "{i}:{b:02x}: {e}");
                         assert!(!e.message().is_empty());
                     }
@@ -191,8 +183,8 @@ fn every_byte_pair_as_a_whole_input() {
         let p = prog(ty);
         for a in 0..=255u8 {
             for b in 0..=255u8 {
-                let _ = decode(&p, &[a], &DecodeOptions::default());
-                let _ = decode(&p, &[a, b], &DecodeOptions::default());
+                let _ = dump_with(&p, &[a], &DecodeOptions::default());
+                let _ = dump_with(&p, &[a, b], &DecodeOptions::default());
             }
         }
     }
@@ -226,13 +218,13 @@ fn huge_claims() -> Vec<(&'static str, Vec<u8>)> {
 #[test]
 fn headers_claiming_huge_lengths_fail_fast_with_eof() {
     for (ty, input) in huge_claims() {
-        let e = decode(&prog(ty), &input, &DecodeOptions::default()).unwrap_err();
+        let e = dump_with(&prog(ty), &input, &DecodeOptions::default()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Eof, "{ty} {input:02x?}: {e}");
     }
     // A dynamic value's type JSON meets max_type_json_len (1 MiB) before the end of input.
     for head in ["92c6ffffffff", "92dbffffffff"] {
         let input = hex(&format!("{head}0102030405"));
-        let e = decode(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
+        let e = dump_with(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
         let msg = "type JSON of 4294967295 bytes exceeds max_type_json_len (1048576)";
         assert_eq!(
             (e.kind(), e.offset(), e.message()),
@@ -247,7 +239,7 @@ fn headers_claiming_huge_lengths_fail_fast_with_eof() {
         },
         ..Default::default()
     };
-    let e = decode(&prog("\"string\""), &hex("dbffffffff01"), &opts).unwrap_err();
+    let e = dump_with(&prog("\"string\""), &hex("dbffffffff01"), &opts).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
 }
 
@@ -267,7 +259,7 @@ fn huge_claims_inside_skipped_values_and_refinements() {
         "91dfffffffff",
     ] {
         let input = mp().map(1).s("x").hex(skipped).int(1).int(2).done();
-        let e = decode(&p, &input, &opts).unwrap_err();
+        let e = dump_with(&p, &input, &opts).unwrap_err();
         assert_eq!(
             (e.kind(), e.path()),
             (ErrorKind::Eof, ".x"),
@@ -277,7 +269,7 @@ fn huge_claims_inside_skipped_values_and_refinements() {
     // Inside a complete refinement payload, a huge claim is a malformed refinement.
     for payload in ["dfffffffff", "81 07 ddffffffff", "81 02 dbffffffff"] {
         let input = mp().ext(12, &hex(payload)).done();
-        let e = decode(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap_err();
+        let e = dump_with(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidRefinement, "{payload}: {e}");
     }
 }
@@ -297,7 +289,7 @@ const DEPTH_MSG: &str = "nesting deeper than max_depth (256)";
 fn one_hundred_thousand_nested_arrays() {
     let p = nested_list(300);
     let input = vec![0x91u8; 100_000];
-    let e = decode(&p, &input, &DecodeOptions::default()).unwrap_err();
+    let e = dump_with(&p, &input, &DecodeOptions::default()).unwrap_err();
     assert_eq!(
         (e.kind(), e.offset(), e.message()),
         (ErrorKind::Limit, 256, DEPTH_MSG)
@@ -308,12 +300,12 @@ fn one_hundred_thousand_nested_arrays() {
     ok.push(0x90);
     let p = nested_list(256);
     assert_eq!(
-        decode(&p, &ok, &DecodeOptions::default()).unwrap(),
+        dump_with(&p, &ok, &DecodeOptions::default()).unwrap(),
         format!("{}[]{}", "[".repeat(255), "]".repeat(255))
     );
     // A type nested deeper than the wire: a type mismatch, not a limit.
     let shallow = nested_list(3);
-    let e = decode(&shallow, &input, &DecodeOptions::default()).unwrap_err();
+    let e = dump_with(&shallow, &input, &DecodeOptions::default()).unwrap_err();
     assert_eq!(
         (e.kind(), e.offset(), e.path()),
         (ErrorKind::TypeMismatch, 3, "[0][0][0]")
@@ -329,7 +321,7 @@ fn deep_nesting_under_a_lower_max_depth() {
         },
         ..Default::default()
     };
-    let e = decode(&nested_list(300), &vec![0x91u8; 100_000], &opts).unwrap_err();
+    let e = dump_with(&nested_list(300), &vec![0x91u8; 100_000], &opts).unwrap_err();
     let msg = "nesting deeper than max_depth (10)";
     assert_eq!(
         (e.kind(), e.offset(), e.message()),
@@ -340,24 +332,14 @@ fn deep_nesting_under_a_lower_max_depth() {
 #[test]
 fn one_hundred_thousand_nested_dynamic_wrappers() {
     let wrapper = mp().dynamic("\"dynamic\"").done();
-    let input: Vec<u8> = wrapper
-        .iter()
-        .copied()
-        .cycle()
-        .take(wrapper.len() * 100_000)
-        .collect();
-    let e = decode(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
+    let input = wrapper.repeat(100_000);
+    let e = dump_with(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
     assert_eq!((e.kind(), e.message()), (ErrorKind::Limit, DEPTH_MSG));
     assert_eq!((e.offset(), e.path()), (256 * wrapper.len(), ""));
     // The same, ending in a value after 200 wrappers: decodes.
-    let mut ok: Vec<u8> = wrapper
-        .iter()
-        .copied()
-        .cycle()
-        .take(wrapper.len() * 200)
-        .collect();
+    let mut ok = wrapper.repeat(200);
     ok.extend(mp().dynamic("\"bool\"").bool(true).done());
-    let dumped = decode(&prog("\"dynamic\""), &ok, &DecodeOptions::default()).unwrap();
+    let dumped = dump_with(&prog("\"dynamic\""), &ok, &DecodeOptions::default()).unwrap();
     assert!(dumped.ends_with(&format!(
         r#"{{"type":"bool","value":true}}{}"#,
         "}".repeat(200)
@@ -368,13 +350,8 @@ fn one_hundred_thousand_nested_dynamic_wrappers() {
 fn one_hundred_thousand_nested_dynamic_lists() {
     // ["list","dynamic"] holding itself: a list level and a wrapper level per step.
     let step = mp().dynamic(r#"["list","dynamic"]"#).arr(1).done();
-    let input: Vec<u8> = step
-        .iter()
-        .copied()
-        .cycle()
-        .take(step.len() * 100_000)
-        .collect();
-    let e = decode(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
+    let input = step.repeat(100_000);
+    let e = dump_with(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
     assert_eq!((e.kind(), e.message()), (ErrorKind::Limit, DEPTH_MSG));
     assert_eq!(e.offset(), 128 * step.len());
     assert_eq!(e.path(), "[0]".repeat(128));
@@ -388,7 +365,7 @@ fn deep_values_in_maps_and_objects() {
     for _ in 0..100_000 {
         input.extend_from_slice(&step);
     }
-    let e = decode(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
+    let e = dump_with(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
     assert_eq!((e.kind(), e.message()), (ErrorKind::Limit, DEPTH_MSG));
     assert!(e.path().starts_with(r#"["k"]["k"]"#), "{}", &e.path()[..40]);
 }
@@ -404,7 +381,7 @@ fn deep_skipped_values_do_not_overflow_the_stack() {
     input.extend(std::iter::repeat_n(0x91u8, 100_000));
     input.push(0xc0);
     input.extend(mp().s("a").int(7).done());
-    assert_eq!(decode(&p, &input, &opts).unwrap(), r#"{"a":7}"#);
+    assert_eq!(dump_with(&p, &input, &opts).unwrap(), r#"{"a":7}"#);
     // Deep maps too, and a truncated deep skip.
     let mut maps = mp().map(2).s("x").done();
     for _ in 0..100_000 {
@@ -412,9 +389,9 @@ fn deep_skipped_values_do_not_overflow_the_stack() {
     }
     maps.push(0xc0);
     maps.extend(mp().s("a").int(7).done());
-    assert_eq!(decode(&p, &maps, &opts).unwrap(), r#"{"a":7}"#);
+    assert_eq!(dump_with(&p, &maps, &opts).unwrap(), r#"{"a":7}"#);
     let cut = &maps[..maps.len() - 5];
-    let e = decode(&p, cut, &opts).unwrap_err();
+    let e = dump_with(&p, cut, &opts).unwrap_err();
     assert_eq!((e.kind(), e.path()), (ErrorKind::Eof, ".x"));
 }
 
@@ -426,14 +403,14 @@ fn deep_values_inside_refinement_payloads() {
     payload.push(0xc0);
     payload.extend(mp().int(1).bool(false).done());
     let input = mp().ext(12, &payload).done();
-    let got = decode(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap();
+    let got = dump_with(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap();
     assert_eq!(got, r#"{"$unknown":{"null":false}}"#);
     // 100,000 deep: over the payload limit.
     let mut payload = mp().map(1).int(9).done();
     payload.extend(std::iter::repeat_n(0x91u8, 100_000));
     payload.push(0xc0);
     let input = mp().ext(12, &payload).done();
-    let e = decode(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap_err();
+    let e = dump_with(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Limit);
     assert_eq!(
         e.message(),
@@ -452,7 +429,7 @@ fn refinement_payload_over_1024_bytes() {
             payload = mp().map(1).int(2).s(&"p".repeat(k)).done();
         }
         let input = mp().ext(12, &payload).done();
-        let e = decode(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap_err();
+        let e = dump_with(&prog(r#""string""#), &input, &DecodeOptions::default()).unwrap_err();
         let msg = format!("refinement payload of {n} bytes exceeds max_refinement_len (1024)");
         assert_eq!(
             (e.kind(), e.offset(), e.message()),
@@ -469,7 +446,7 @@ fn many_distinct_dynamic_types_hit_the_cache_limit() {
     for i in 0..n {
         b = b.dynamic(&format!(r#"["object",{{"a{i}":"bool"}}]"#)).nil();
     }
-    let e = decode(&p, &b.done(), &DecodeOptions::default()).unwrap_err();
+    let e = dump_with(&p, &b.done(), &DecodeOptions::default()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Limit);
     assert_eq!(e.path(), "[10000]");
     assert_eq!(

@@ -3,19 +3,16 @@
 //! never applied to SINGLE, GROUP or MAP blocks, list attributes or LIST blocks that became
 //! dynamic. Exact error offsets and paths are in `msgpack_errors_more.rs`.
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
 use bumpalo::Bump;
+use decode::{checking_item_counts, dump_with};
 use mp::{mp, Mp};
 use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
-use tfwire::{dump, DecodeError, DecodeOptions, ErrorKind, Program, Type, Value};
-
-fn run(p: &Program, input: &[u8], opts: &DecodeOptions) -> Result<String, DecodeError> {
-    let bump = Bump::new();
-    p.decode_msgpack_with(input, &bump, opts)
-        .map(|v| dump::to_string(p, v))
-}
+use tfwire::{DecodeOptions, ErrorKind, Program, Type, Value};
 
 // ---- check_item_counts ----------------------------------------------------------------------
 
@@ -33,13 +30,6 @@ fn counted(mode: NestingMode, min: u64, max: u64) -> Program {
         .attribute("other", Attribute::new(Type::List(Box::new(Type::String))))
         .block("rule", NestedBlock::new(mode, rule).items(min, max));
     Program::from_block(&block)
-}
-
-fn checked() -> DecodeOptions {
-    DecodeOptions {
-        check_item_counts: true,
-        ..Default::default()
-    }
 }
 
 fn rule(port: Mp) -> Mp {
@@ -69,7 +59,7 @@ fn item_counts_are_not_checked_by_default() {
     for mode in [NestingMode::List, NestingMode::Set] {
         let p = counted(mode, 1, 2);
         for n in [0, 3] {
-            assert!(run(
+            assert!(dump_with(
                 &p,
                 &with_rules(mp().nil(), n_rules(n)),
                 &DecodeOptions::default()
@@ -84,7 +74,11 @@ fn item_counts_of_list_and_set_blocks_when_checked() {
     for mode in [NestingMode::List, NestingMode::Set] {
         let p = counted(mode, 1, 2);
         for (n, good) in [(0, false), (1, true), (2, true), (3, false)] {
-            let got = run(&p, &with_rules(mp().nil(), n_rules(n)), &checked());
+            let got = dump_with(
+                &p,
+                &with_rules(mp().nil(), n_rules(n)),
+                &checking_item_counts(),
+            );
             match got {
                 Ok(_) => assert!(good, "{mode:?} {n}"),
                 Err(e) => assert!(
@@ -95,13 +89,26 @@ fn item_counts_of_list_and_set_blocks_when_checked() {
         }
         // max 0: no upper bound.
         let p = counted(mode, 2, 0);
-        assert!(run(&p, &with_rules(mp().nil(), n_rules(20)), &checked()).is_ok());
-        let e = run(&p, &with_rules(mp().nil(), n_rules(1)), &checked()).unwrap_err();
+        assert!(dump_with(
+            &p,
+            &with_rules(mp().nil(), n_rules(20)),
+            &checking_item_counts()
+        )
+        .is_ok());
+        let e = dump_with(
+            &p,
+            &with_rules(mp().nil(), n_rules(1)),
+            &checking_item_counts(),
+        )
+        .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ItemCount);
         // A null or unknown block list is not counted.
         for whole in [mp().nil(), mp().unknown()] {
             let input = mp().map(2).s("other").nil().s("rule").then(whole).done();
-            assert!(run(&p, &input, &checked()).is_ok(), "{mode:?}");
+            assert!(
+                dump_with(&p, &input, &checking_item_counts()).is_ok(),
+                "{mode:?}"
+            );
         }
     }
 }
@@ -128,20 +135,27 @@ fn item_counts_are_not_checked_when_the_blocks_hold_unknowns() {
     ] {
         // One block (below min) and four blocks (above max), one of them holding an unknown.
         let few = with_rules(mp().nil(), vec![unknown_block.clone()]);
-        assert!(run(&p, &few, &checked()).is_ok(), "{few:02x?}");
+        assert!(
+            dump_with(&p, &few, &checking_item_counts()).is_ok(),
+            "{few:02x?}"
+        );
         let mut many = n_rules(3);
         many.insert(1, unknown_block);
-        assert!(run(&p, &with_rules(mp().nil(), many), &checked()).is_ok());
+        assert!(dump_with(&p, &with_rules(mp().nil(), many), &checking_item_counts()).is_ok());
     }
     // An unknown elsewhere (a sibling attribute) does not suspend the check.
     let sibling = with_rules(mp().arr(1).unknown(), n_rules(1));
     assert_eq!(
-        run(&p, &sibling, &checked()).unwrap_err().kind(),
+        dump_with(&p, &sibling, &checking_item_counts())
+            .unwrap_err()
+            .kind(),
         ErrorKind::ItemCount
     );
     let sibling = with_rules(mp().unknown(), n_rules(4));
     assert_eq!(
-        run(&p, &sibling, &checked()).unwrap_err().kind(),
+        dump_with(&p, &sibling, &checking_item_counts())
+            .unwrap_err()
+            .kind(),
         ErrorKind::ItemCount
     );
 }
@@ -155,7 +169,9 @@ fn unknowns_inside_dynamic_attributes_of_set_blocks_suspend_the_check() {
     let one = |v: Mp| mp().map(1).s("rule").arr(1).map(1).s("v").then(v).done();
     let known = one(mp().dynamic(r#"["list","string"]"#).arr(1).s("x"));
     assert_eq!(
-        run(&p, &known, &checked()).unwrap_err().kind(),
+        dump_with(&p, &known, &checking_item_counts())
+            .unwrap_err()
+            .kind(),
         ErrorKind::ItemCount
     );
     for v in [
@@ -170,7 +186,10 @@ fn unknowns_inside_dynamic_attributes_of_set_blocks_suspend_the_check() {
             .unknown(),
     ] {
         let input = one(v);
-        assert!(run(&p, &input, &checked()).is_ok(), "{input:02x?}");
+        assert!(
+            dump_with(&p, &input, &checking_item_counts()).is_ok(),
+            "{input:02x?}"
+        );
     }
 }
 
@@ -179,12 +198,20 @@ fn item_counts_apply_only_to_list_and_set_blocks() {
     for mode in [NestingMode::Single, NestingMode::Group, NestingMode::Map] {
         let p = counted(mode, 1, 1);
         let input = mp().map(2).s("other").nil().s("rule").nil().done();
-        assert!(run(&p, &input, &checked()).is_ok(), "{mode:?}");
+        assert!(
+            dump_with(&p, &input, &checking_item_counts()).is_ok(),
+            "{mode:?}"
+        );
     }
     // A list-typed attribute of the same shape has no limits.
     let attr = Block::new().attribute("rule", Attribute::new(Type::List(Box::new(Type::String))));
     let p = Program::from_block(&attr);
-    assert!(run(&p, &mp().map(1).s("rule").arr(0).done(), &checked()).is_ok());
+    assert!(dump_with(
+        &p,
+        &mp().map(1).s("rule").arr(0).done(),
+        &checking_item_counts()
+    )
+    .is_ok());
     // A LIST block that became dynamic (a tuple on the wire) is not counted.
     let dyn_rule = Block::new().attribute("v", Attribute::new(Type::Dynamic));
     let block = Block::new().block(
@@ -198,15 +225,15 @@ fn item_counts_apply_only_to_list_and_set_blocks() {
         .dynamic(r#"["tuple",[]]"#)
         .arr(0)
         .done();
-    assert!(run(&p, &input, &checked()).is_ok());
+    assert!(dump_with(&p, &input, &checking_item_counts()).is_ok());
 }
 
 #[test]
 fn item_counts_value_is_unchanged_by_the_check() {
     let p = counted(NestingMode::Set, 1, 2);
     let input = with_rules(mp().arr(1).s("o"), n_rules(2));
-    let a = run(&p, &input, &checked()).unwrap();
-    let b = run(&p, &input, &DecodeOptions::default()).unwrap();
+    let a = dump_with(&p, &input, &checking_item_counts()).unwrap();
+    let b = dump_with(&p, &input, &DecodeOptions::default()).unwrap();
     assert_eq!(a, b);
     assert_eq!(
         a,
@@ -214,6 +241,8 @@ fn item_counts_value_is_unchanged_by_the_check() {
     );
     // Value-level view: a Set of two objects.
     let bump = Bump::new();
-    let v = p.decode_msgpack_with(&input, &bump, &checked()).unwrap();
+    let v = p
+        .decode_msgpack_with(&input, &bump, &checking_item_counts())
+        .unwrap();
     assert!(matches!(v.attr(&p, "rule"), Some(Value::Set(e)) if e.len() == 2));
 }

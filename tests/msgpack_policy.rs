@@ -4,32 +4,18 @@
 //! `skip_unknown_attributes` and `missing_attributes_null`; str/bin interchangeability. The
 //! optional `check_item_counts` is in `msgpack_item_counts.rs`.
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
 use bumpalo::Bump;
+use decode::{dump, dump_with, err, prog};
 use mp::{hex, mp, Mp};
-use tfwire::{dump, DecodeError, DecodeOptions, ErrorKind, Program};
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
-
-fn run(p: &Program, input: &[u8], opts: &DecodeOptions) -> Result<String, DecodeError> {
-    let bump = Bump::new();
-    p.decode_msgpack_with(input, &bump, opts)
-        .map(|v| dump::to_string(p, v))
-}
-
-fn ok(ty: &str, input: &[u8]) -> String {
-    run(&prog(ty), input, &DecodeOptions::default()).unwrap_or_else(|e| panic!("{ty}: {e}"))
-}
+use tfwire::{dump, DecodeOptions, ErrorKind, Program};
 
 fn kind(ty: &str, input: &[u8]) -> ErrorKind {
-    match run(&prog(ty), input, &DecodeOptions::default()) {
-        Ok(v) => panic!("{ty} {input:02x?}: expected an error, got {v}"),
-        Err(e) => e.kind(),
-    }
+    err(ty, input).kind()
 }
 
 // ---- §4.1: errors instead of panics and wrongly typed values --------------------------------
@@ -146,16 +132,16 @@ fn optional_attribute_names_that_are_not_attributes_are_errors() {
 #[test]
 fn any_extension_is_unknown_and_unknown_refinement_keys_are_skipped() {
     // go-cty: "unsupported extension type 0x00 with len 2"; the spec: unknown.
-    assert_eq!(ok("\"string\"", &hex("d5000000")), r#"{"$unknown":{}}"#);
+    assert_eq!(dump("\"string\"", &hex("d5000000")), r#"{"$unknown":{}}"#);
     assert_eq!(
-        ok("\"string\"", &hex("c7057f0102030405")),
+        dump("\"string\"", &hex("c7057f0102030405")),
         r#"{"$unknown":{}}"#
     );
     // go-cty reads the next key from a skipped key's value; the spec: skip it.
     let input = mp()
         .refined(mp().map(2).int(64).s("zz").int(1).bool(false))
         .done();
-    assert_eq!(ok("\"string\"", &input), r#"{"$unknown":{"null":false}}"#);
+    assert_eq!(dump("\"string\"", &input), r#"{"$unknown":{"null":false}}"#);
 }
 
 #[test]
@@ -209,26 +195,26 @@ fn strings_are_not_nfc_normalized() {
 
 #[test]
 fn sets_are_not_de_duplicated() {
-    assert_eq!(ok(r#"["set","number"]"#, &hex("920101")), "[1,1]");
+    assert_eq!(dump(r#"["set","number"]"#, &hex("920101")), "[1,1]");
     assert_eq!(
-        ok(
+        dump(
             r#"["set","number"]"#,
             &mp().arr(3).int(1).uint(1).s("1").done()
         ),
         "[1,1,1]"
     );
     assert_eq!(
-        ok(r#"["set","string"]"#, &mp().arr(2).s("a").bin(b"a").done()),
+        dump(r#"["set","string"]"#, &mp().arr(2).s("a").bin(b"a").done()),
         r#"["a","a"]"#
     );
     assert_eq!(
-        ok(r#"["set","bool"]"#, &hex("93c0c0c0")),
+        dump(r#"["set","bool"]"#, &hex("93c0c0c0")),
         "[null,null,null]"
     );
     let obj = mp().map(1).s("a").s("x");
     let input = mp().arr(2).then(obj.clone()).then(obj).done();
     assert_eq!(
-        ok(r#"["set",["object",{"a":"string"}]]"#, &input),
+        dump(r#"["set",["object",{"a":"string"}]]"#, &input),
         r#"[{"a":"x"},{"a":"x"}]"#
     );
 }
@@ -245,7 +231,7 @@ fn map_lookups_see_the_last_of_duplicate_keys() {
     assert_eq!(dump::to_string(&p, v), r#"{"a":3,"b":2}"#);
     // A str and a bin spelling of one key are the same key.
     let input = mp().map(2).s("k").int(1).bin(b"k").int(2).done();
-    assert_eq!(ok(r#"["map","number"]"#, &input), r#"{"k":2}"#);
+    assert_eq!(dump(r#"["map","number"]"#, &input), r#"{"k":2}"#);
 }
 
 // ---- §4.5: drift options --------------------------------------------------------------------
@@ -289,22 +275,25 @@ fn skip_unknown_attributes() {
         .raw(&hex("cf0000000000000001"))
         .done();
     assert_eq!(
-        run(&p, &input, &DecodeOptions::default())
+        dump_with(&p, &input, &DecodeOptions::default())
             .unwrap_err()
             .kind(),
         ErrorKind::UnknownAttribute
     );
     // Skipped values are not decoded: invalid UTF-8 and invalid types inside them pass.
-    assert_eq!(run(&p, &input, &skip()).unwrap(), r#"{"a":1,"b":["v"]}"#);
+    assert_eq!(
+        dump_with(&p, &input, &skip()).unwrap(),
+        r#"{"a":1,"b":["v"]}"#
+    );
     // Skipping does not excuse missing or duplicate attributes.
     let missing = mp().map(2).s("a").int(1).s("x").int(2).done();
     assert_eq!(
-        run(&p, &missing, &skip()).unwrap_err().kind(),
+        dump_with(&p, &missing, &skip()).unwrap_err().kind(),
         ErrorKind::MissingAttribute
     );
     let dup = mp().map(3).s("a").int(1).s("x").nil().s("a").int(2).done();
     assert_eq!(
-        run(&p, &dup, &skip()).unwrap_err().kind(),
+        dump_with(&p, &dup, &skip()).unwrap_err().kind(),
         ErrorKind::DuplicateKey
     );
     // Nested objects, and objects inside dynamic values, skip too.
@@ -325,7 +314,7 @@ fn skip_unknown_attributes() {
         .int(1)
         .done();
     let want = r#"[{"a":true,"d":{"type":["object",{"n":"number"}],"value":{"n":1}}}]"#;
-    assert_eq!(run(&nested, &input, &skip()).unwrap(), want);
+    assert_eq!(dump_with(&nested, &input, &skip()).unwrap(), want);
 }
 
 #[test]
@@ -333,36 +322,38 @@ fn missing_attributes_null() {
     let p = prog(r#"["object",{"a":"number","b":"number","c":["list","bool"]}]"#);
     let one = mp().map(1).s("b").int(2).done();
     assert_eq!(
-        run(&p, &one, &DecodeOptions::default()).unwrap_err().kind(),
+        dump_with(&p, &one, &DecodeOptions::default())
+            .unwrap_err()
+            .kind(),
         ErrorKind::MissingAttribute
     );
     assert_eq!(
-        run(&p, &one, &nulls()).unwrap(),
+        dump_with(&p, &one, &nulls()).unwrap(),
         r#"{"a":null,"b":2,"c":null}"#
     );
     assert_eq!(
-        run(&p, &hex("80"), &nulls()).unwrap(),
+        dump_with(&p, &hex("80"), &nulls()).unwrap(),
         r#"{"a":null,"b":null,"c":null}"#
     );
     let unordered = mp().map(2).s("c").arr(0).s("a").int(1).done();
     assert_eq!(
-        run(&p, &unordered, &nulls()).unwrap(),
+        dump_with(&p, &unordered, &nulls()).unwrap(),
         r#"{"a":1,"b":null,"c":[]}"#
     );
     // Still strict about unknown and duplicate keys, and about tuples.
     let unknown = mp().map(1).s("x").int(1).done();
     assert_eq!(
-        run(&p, &unknown, &nulls()).unwrap_err().kind(),
+        dump_with(&p, &unknown, &nulls()).unwrap_err().kind(),
         ErrorKind::UnknownAttribute
     );
     let dup = mp().map(2).s("b").int(1).s("b").int(1).done();
     assert_eq!(
-        run(&p, &dup, &nulls()).unwrap_err().kind(),
+        dump_with(&p, &dup, &nulls()).unwrap_err().kind(),
         ErrorKind::DuplicateKey
     );
     let t = prog(r#"["tuple",["number","number"]]"#);
     assert_eq!(
-        run(&t, &hex("9101"), &nulls()).unwrap_err().kind(),
+        dump_with(&t, &hex("9101"), &nulls()).unwrap_err().kind(),
         ErrorKind::WrongLength
     );
 }
@@ -378,15 +369,15 @@ fn both_drift_options_read_a_renamed_attribute() {
         ..Default::default()
     };
     assert_eq!(
-        run(&p, &old, &both).unwrap(),
+        dump_with(&p, &old, &both).unwrap(),
         r#"{"id":"i-1","title":null}"#
     );
     assert_eq!(
-        run(&p, &old, &skip()).unwrap_err().kind(),
+        dump_with(&p, &old, &skip()).unwrap_err().kind(),
         ErrorKind::MissingAttribute
     );
     assert_eq!(
-        run(&p, &old, &nulls()).unwrap_err().kind(),
+        dump_with(&p, &old, &nulls()).unwrap_err().kind(),
         ErrorKind::UnknownAttribute
     );
 }
@@ -395,10 +386,10 @@ fn both_drift_options_read_a_renamed_attribute() {
 
 #[test]
 fn str_and_bin_are_interchangeable_wherever_a_string_is_read() {
-    assert_eq!(ok("\"string\"", &mp().bin(b"x").done()), r#""x""#);
-    assert_eq!(ok("\"number\"", &mp().bin(b"1.5").done()), "1.5");
+    assert_eq!(dump("\"string\"", &mp().bin(b"x").done()), r#""x""#);
+    assert_eq!(dump("\"number\"", &mp().bin(b"1.5").done()), "1.5");
     assert_eq!(
-        ok(
+        dump(
             r#"["map","bool"]"#,
             &mp().map(1).bin(b"k").bool(true).done()
         ),
@@ -406,18 +397,21 @@ fn str_and_bin_are_interchangeable_wherever_a_string_is_read() {
     );
     let obj = mp().map(2).bin(b"b").int(2).bin16(b"a").int(1).done();
     assert_eq!(
-        ok(r#"["object",{"a":"number","b":"number"}]"#, &obj),
+        dump(r#"["object",{"a":"number","b":"number"}]"#, &obj),
         r#"{"a":1,"b":2}"#
     );
     let d = mp().arr(2).s("\"bool\"").bool(true).done();
-    assert_eq!(ok("\"dynamic\"", &d), r#"{"type":"bool","value":true}"#);
+    assert_eq!(dump("\"dynamic\"", &d), r#"{"type":"bool","value":true}"#);
     let prefix = mp().refined(mp().map(1).int(2).bin(b"ab")).done();
-    assert_eq!(ok("\"string\"", &prefix), r#"{"$unknown":{"prefix":"ab"}}"#);
+    assert_eq!(
+        dump("\"string\"", &prefix),
+        r#"{"$unknown":{"prefix":"ab"}}"#
+    );
     let bound = mp()
         .refined(mp().map(1).int(3).arr(2).bin(b"2.5").bool(false))
         .done();
     assert_eq!(
-        ok("\"number\"", &bound),
+        dump("\"number\"", &bound),
         r#"{"$unknown":{"lower":[2.5,false]}}"#
     );
 }

@@ -5,36 +5,14 @@
 //! in `msgpack_unknown.rs`, nested blocks in `msgpack_blocks.rs`, the research vectors in
 //! `msgpack_vectors.rs`.
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
-use bumpalo::Bump;
+use decode::{dump, with_value, ALL_TYPES};
 use mp::{hex, mp};
-use tfwire::{dump, Number, Program, Value};
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
-
-/// The DUMP of `input` decoded as `ty`; panics on a decode error.
-fn dump(ty: &str, input: &[u8]) -> String {
-    let p = prog(ty);
-    let bump = Bump::new();
-    match p.decode_msgpack(input, &bump) {
-        Ok(v) => dump::to_string(&p, v),
-        Err(e) => panic!("{ty} {input:02x?}: {e}"),
-    }
-}
-
-/// Runs `f` on the decoded value.
-fn with_value(ty: &str, input: &[u8], f: impl for<'a> FnOnce(&'a Program, Value<'a>)) {
-    let p = prog(ty);
-    let bump = Bump::new();
-    match p.decode_msgpack(input, &bump) {
-        Ok(v) => f(&p, v),
-        Err(e) => panic!("{ty} {input:02x?}: {e}"),
-    }
-}
+use tfwire::{dump, Number, Value};
 
 /// The number `input` decodes to, checked against `want`, and its DUMP.
 fn number(input: &[u8], want: Number<'_>, want_dump: &str) {
@@ -485,18 +463,7 @@ fn deeply_composed_types() {
 
 #[test]
 fn null_at_every_kind() {
-    let types = [
-        r#""string""#,
-        r#""number""#,
-        r#""bool""#,
-        r#""dynamic""#,
-        r#"["list","string"]"#,
-        r#"["set","number"]"#,
-        r#"["map","bool"]"#,
-        r#"["object",{"a":"string"}]"#,
-        r#"["tuple",["string"]]"#,
-    ];
-    for ty in types {
+    for ty in ALL_TYPES {
         with_value(ty, &[0xc0], |p, v| {
             assert_eq!(v, Value::Null, "{ty}");
             assert!(v.is_null());

@@ -4,25 +4,15 @@
 //! (no collapse into known values, nullness `true` included). Errors in refinements are
 //! asserted exactly in `msgpack_errors.rs`.
 
+#[path = "support/decode.rs"]
+mod decode;
 #[path = "support/mp.rs"]
 mod mp;
 
 use bumpalo::Bump;
+use decode::{dump, prog, ALL_TYPES};
 use mp::{hex, mp, Mp};
-use tfwire::{dump, Number, Program, Refinements, Value};
-
-fn prog(ty: &str) -> Program {
-    Program::from_type_json(ty).unwrap_or_else(|e| panic!("type {ty}: {e}"))
-}
-
-fn dump(ty: &str, input: &[u8]) -> String {
-    let p = prog(ty);
-    let bump = Bump::new();
-    match p.decode_msgpack(input, &bump) {
-        Ok(v) => dump::to_string(&p, v),
-        Err(e) => panic!("{ty} {input:02x?}: {e}"),
-    }
-}
+use tfwire::{Number, Refinements, Value};
 
 /// The refinements `input` decodes to (`None`: an unknown without refinements).
 fn refinements(ty: &str, input: &[u8], check: impl FnOnce(Option<&Refinements<'_>>)) {
@@ -34,18 +24,6 @@ fn refinements(ty: &str, input: &[u8], check: impl FnOnce(Option<&Refinements<'_
         Err(e) => panic!("{ty} {input:02x?}: {e}"),
     }
 }
-
-const ALL_TYPES: [&str; 9] = [
-    r#""string""#,
-    r#""number""#,
-    r#""bool""#,
-    r#""dynamic""#,
-    r#"["list","string"]"#,
-    r#"["set","number"]"#,
-    r#"["map","bool"]"#,
-    r#"["object",{"a":"string"}]"#,
-    r#"["tuple",["string","number"]]"#,
-];
 
 /// Every extension header form, with `code` and a payload of the form's length.
 fn every_ext_form(code: u8) -> Vec<(&'static str, Vec<u8>)> {

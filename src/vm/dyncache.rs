@@ -1,7 +1,10 @@
 //! The dynamic-type cache: type JSON bytes → compiled [`Program`], shared by every decode
 //! that runs over one root program (thread-safe, append-only).
 
+use std::hash::{Hash, Hasher};
+
 use elsa::sync::FrozenMap;
+use rustc_hash::FxHasher;
 
 use crate::program::Program;
 use crate::schema::Type;
@@ -10,7 +13,7 @@ use crate::schema::Type;
 /// Entries live as long as the root program, so decoded values may borrow them.
 #[derive(Default)]
 pub(crate) struct DynCache {
-    map: FrozenMap<Box<[u8]>, Box<Program>>,
+    map: FrozenMap<Box<TypeJson>, Box<Program>>,
 }
 
 pub(crate) enum Lookup<'p> {
@@ -21,7 +24,7 @@ pub(crate) enum Lookup<'p> {
 
 impl DynCache {
     pub fn get_or_compile(&self, type_json: &[u8], max_entries: u32) -> Lookup<'_> {
-        if let Some(p) = self.map.get(type_json) {
+        if let Some(p) = self.map.get(TypeJson::new(type_json)) {
             return Lookup::Found(p);
         }
         if self.map.len() >= max_entries as usize {
@@ -32,6 +35,36 @@ impl DynCache {
             Err(e) => return Lookup::Invalid(e.message().to_string()),
         };
         let program = Box::new(crate::compile::compile(&ty, None));
-        Lookup::Found(self.map.insert(type_json.into(), program))
+        Lookup::Found(self.map.insert(TypeJson::boxed(type_json), program))
+    }
+}
+
+/// Type JSON bytes as a cache key, hashed with FxHash. The sync `FrozenMap` has no hasher
+/// parameter, so its SipHash still runs, but over the one word written here instead of the
+/// whole type JSON (kilobytes, on every dynamic value).
+#[derive(PartialEq, Eq)]
+#[repr(transparent)]
+struct TypeJson([u8]);
+
+impl TypeJson {
+    fn new(bytes: &[u8]) -> &TypeJson {
+        // SAFETY: `TypeJson` is a `repr(transparent)` wrapper of `[u8]`, so both have the same
+        // layout and pointer metadata; the reference keeps the lifetime of `bytes`.
+        unsafe { &*(bytes as *const [u8] as *const TypeJson) }
+    }
+
+    fn boxed(bytes: &[u8]) -> Box<TypeJson> {
+        let raw = Box::into_raw(Box::<[u8]>::from(bytes));
+        // SAFETY: as in `new`; the allocation was made for a `[u8]` of this length, which has
+        // the layout of this `TypeJson`.
+        unsafe { Box::from_raw(raw as *mut TypeJson) }
+    }
+}
+
+impl Hash for TypeJson {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let mut fx = FxHasher::default();
+        fx.write(&self.0);
+        state.write_u64(fx.finish());
     }
 }

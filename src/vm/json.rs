@@ -20,11 +20,13 @@
 //! string, bool from `"true"`/`"false"`/`"1"`/`"0"`, string from a number or bool) apply, and
 //! anything that is not JSON (trailing bytes included) is rejected.
 
+use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 
 use super::frame::{store, Builder, Frame, Kind, Pending};
+use super::json_extent::Memo;
 use super::json_items::TypeKey;
-use super::json_scan::{bad_separator, ws, Memo};
+use super::json_scan::{bad_separator, ws};
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, Program};
 use crate::value::Value;
@@ -42,9 +44,9 @@ pub(crate) fn decode<'a>(
         buf: input,
         pos: 0,
         b: Builder::new(program, bump, options),
-        seq: Vec::new(),
-        map: Vec::new(),
-        dyns: Vec::new(),
+        seq: BumpVec::new_in(bump),
+        map: BumpVec::new_in(bump),
+        dyns: BumpVec::new_in(bump),
         skip_stack: Vec::new(),
         memo: Memo::default(),
         types: FxHashMap::default(),
@@ -85,12 +87,13 @@ pub(super) struct Vm<'a> {
     /// The read position.
     pub(super) pos: usize,
     pub(super) b: Builder<'a>,
-    /// Elements of the open lists and sets, innermost last.
-    pub(super) seq: Vec<Value<'a>>,
+    /// Elements of the open lists and sets, innermost last. (This scratch space lives in the
+    /// arena, like the builder's stack: warm decodes make no heap allocation.)
+    pub(super) seq: BumpVec<'a, Value<'a>>,
     /// Entries of the open maps, innermost last (a key waiting for its value holds null).
-    pub(super) map: Vec<(&'a str, Value<'a>)>,
+    pub(super) map: BumpVec<'a, (&'a str, Value<'a>)>,
     /// One entry per open dynamic wrapper.
-    pub(super) dyns: Vec<DynEnd>,
+    pub(super) dyns: BumpVec<'a, DynEnd>,
     /// The skip's container stack, reused.
     pub(super) skip_stack: Vec<bool>,
     /// Extents of the containers in skipped dynamic values.
@@ -224,16 +227,20 @@ impl<'a> Vm<'a> {
         Ok(())
     }
 
-    /// True when the container that `cur` fills was just opened (no element yet) and is
-    /// empty: its closing byte is consumed.
+    /// Whether the container `cur` has another element. Just after its opening bracket (no
+    /// element yet) that is anything but `close`; after an element, `,` (see
+    /// [`next`](Vm::next)). A `close` ending the container is consumed.
     #[inline(always)]
-    fn empty(&mut self, close: u8) -> bool {
+    fn another(&mut self, cur: &mut Frame<'a>, close: u8) -> Result<bool, Pending> {
+        if cur.index > 0 {
+            return self.next(cur, close);
+        }
         let at = self.ws();
         if self.buf.get(at) == Some(&close) {
             self.pos = at + 1;
-            return true;
+            return Ok(false);
         }
-        false
+        Ok(true)
     }
 
     /// Elements of a list or set, until one is a container.
@@ -243,11 +250,7 @@ impl<'a> Vm<'a> {
             return Ok(None);
         };
         let code = self.b.prog.op(elem);
-        if cur.index == 0 {
-            if self.empty(b']') {
-                return Ok(None);
-            }
-        } else if !self.next(cur, b']')? {
+        if !self.another(cur, b']')? {
             return Ok(None);
         }
         loop {
@@ -269,11 +272,7 @@ impl<'a> Vm<'a> {
         };
         let prog = self.b.prog;
         let ops = &prog.tuple_elems[elems.range()];
-        if cur.index == 0 {
-            if self.empty(b']') {
-                return self.tuple_end(cur, elems.len);
-            }
-        } else if !self.next(cur, b']')? {
+        if !self.another(cur, b']')? {
             return self.tuple_end(cur, elems.len);
         }
         loop {
@@ -319,11 +318,7 @@ impl<'a> Vm<'a> {
             return Ok(None);
         };
         let code = self.b.prog.op(elem);
-        if cur.index == 0 {
-            if self.empty(b'}') {
-                return Ok(None);
-            }
-        } else if !self.next(cur, b'}')? {
+        if !self.another(cur, b'}')? {
             return Ok(None);
         }
         loop {
@@ -349,11 +344,7 @@ impl<'a> Vm<'a> {
 
     #[inline(always)]
     fn fill_object(&mut self, cur: &mut Frame<'a>) -> Result<Option<Frame<'a>>, Pending> {
-        if cur.index == 0 {
-            if self.empty(b'}') {
-                return Ok(None);
-            }
-        } else if !self.next(cur, b'}')? {
+        if !self.another(cur, b'}')? {
             return Ok(None);
         }
         loop {

@@ -4,10 +4,11 @@
 use super::dyncache::Lookup;
 use super::frame::{Frame, Item, Kind, Pending};
 use super::json::{DynEnd, Vm};
-use super::json_scan::{
-    self as scan, colon, eof, expected, literal, scan_string, skip, skip_fast, string_body,
-    unexpected, ESCAPED,
-};
+use super::json_extent::skip_fast;
+use super::json_number::number;
+use super::json_scan::{bad_separator, colon, eof, expected, literal, unexpected};
+use super::json_skip::skip;
+use super::json_string::{scan_string, string_body, ESCAPED};
 use crate::error::ErrorKind;
 use crate::number::{is_valid_decimal, Number};
 use crate::program::{Op, OpId, Program};
@@ -42,7 +43,7 @@ impl<'a> Vm<'a> {
                 put(self, Value::String(s));
             }
             (Op::Number, b'-' | b'0'..=b'9') => {
-                let (end, int) = scan::number(self.buf, at)?;
+                let (end, int) = number(self.buf, at)?;
                 self.pos = end;
                 match int {
                     Some(i) => put(self, Value::Number(Number::Int(i))),
@@ -134,7 +135,7 @@ impl<'a> Vm<'a> {
                 }
             },
             (Op::String, b'-' | b'0'..=b'9') => {
-                let (end, _) = scan::number(self.buf, at)?;
+                let (end, _) = number(self.buf, at)?;
                 self.pos = end;
                 Ok(Item::Done(Value::String(self.number_text(at, end))))
             }
@@ -172,7 +173,7 @@ impl<'a> Vm<'a> {
         };
         // A malformed token is a syntax error before it is a mismatch.
         let check = match c {
-            b'-' | b'0'..=b'9' => scan::number(self.buf, at).map(|_| ()),
+            b'-' | b'0'..=b'9' => number(self.buf, at).map(|_| ()),
             b't' => literal(self.buf, at, b"true").map(|_| ()),
             b'f' => literal(self.buf, at, b"false").map(|_| ()),
             _ => Ok(()),
@@ -302,14 +303,7 @@ impl<'a> Vm<'a> {
                 at,
             ));
         }
-        if let Kind::Object {
-            current, raw_key, ..
-        } = &mut cur.kind
-        {
-            *raw_key = key;
-            *current = u32::MAX;
-        }
-        cur.in_value = true;
+        self.b.skipping_unknown_key(cur, key);
         self.pos = self.skip_value(0)?;
         cur.index += 1;
         cur.in_value = false;
@@ -391,7 +385,7 @@ impl<'a> Vm<'a> {
                 self.pos = at + 1;
                 self.dyn_key(open, Some(seen)).map(Some)
             }
-            _ => Err(scan::bad_separator(self.buf, at, b'}')),
+            _ => Err(bad_separator(self.buf, at, b'}')),
         }
     }
 

@@ -4,11 +4,15 @@
 
 pub(crate) mod dyncache;
 mod frame;
-pub(crate) mod msgpack;
+pub(crate) mod json;
+mod json_extent;
+mod json_items;
+mod json_number;
+mod json_scan;
+mod json_skip;
+mod json_string;
 mod mp_items;
 mod mp_reader;
+pub(crate) mod msgpack;
 mod path;
 mod refine;
-pub(crate) mod json;
-mod json_items;
-mod json_scan;

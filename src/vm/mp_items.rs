@@ -273,43 +273,35 @@ impl<'a> Vm<'a> {
 
     /// Array header for a list, set or tuple; the count must fit in the bytes that remain.
     fn array_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
-        let n = match m {
-            0x90..=0x9f => {
-                self.r.pos += 1;
-                (m & 0x0f) as u32
-            }
-            0xdc => {
-                self.r.pos += 1;
-                self.r.be_u16().ok_or_else(|| eof(at))? as u32
-            }
-            0xdd => {
-                self.r.pos += 1;
-                self.r.be_u32().ok_or_else(|| eof(at))?
-            }
-            _ => return Err(mismatch(what, m, at)),
-        };
-        self.check_claim(n as u64, n, at)?;
-        Ok(n)
+        self.header_len(m, at, what, Header::Array)
     }
 
     /// Map header for a map or object; two items per entry must fit in what remains.
     fn map_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
-        let n = match m {
-            0x80..=0x8f => {
-                self.r.pos += 1;
-                (m & 0x0f) as u32
-            }
-            0xde => {
-                self.r.pos += 1;
-                self.r.be_u16().ok_or_else(|| eof(at))? as u32
-            }
-            0xdf => {
-                self.r.pos += 1;
-                self.r.be_u32().ok_or_else(|| eof(at))?
-            }
-            _ => return Err(mismatch(what, m, at)),
+        self.header_len(m, at, what, Header::Map)
+    }
+
+    /// The entry count of an array or map header (fix, 16- or 32-bit form), checked against
+    /// the bytes that remain and the container limit.
+    #[inline(always)]
+    fn header_len(&mut self, m: u8, at: usize, what: &str, h: Header) -> Result<u32, Pending> {
+        let (fix, wide, items_per_entry) = match h {
+            Header::Array => (0x90, 0xdc, 1),
+            Header::Map => (0x80, 0xde, 2),
         };
-        self.check_claim(2 * n as u64, n, at)?;
+        let n = if m & 0xf0 == fix {
+            self.r.pos += 1;
+            (m & 0x0f) as u32
+        } else if m == wide {
+            self.r.pos += 1;
+            self.r.be_u16().ok_or_else(|| eof(at))? as u32
+        } else if m == wide + 1 {
+            self.r.pos += 1;
+            self.r.be_u32().ok_or_else(|| eof(at))?
+        } else {
+            return Err(mismatch(what, m, at));
+        };
+        self.check_claim(items_per_entry * n as u64, n, at)?;
         Ok(n)
     }
 
@@ -351,14 +343,7 @@ impl<'a> Vm<'a> {
         cur: &mut Frame<'a>,
     ) -> Result<Option<(u32, OpId, Op)>, Pending> {
         let prog = self.b.prog;
-        let Kind::Object {
-            attrs,
-            next,
-            current,
-            raw_key,
-            ..
-        } = &mut cur.kind
-        else {
+        let Kind::Object { attrs, next, .. } = &mut cur.kind else {
             return Ok(None);
         };
         let at = self.r.pos;
@@ -394,9 +379,7 @@ impl<'a> Vm<'a> {
                             let msg = format!("unsupported attribute {key:?}");
                             return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
                         }
-                        *raw_key = key;
-                        *current = u32::MAX;
-                        cur.in_value = true;
+                        self.b.skipping_unknown_key(cur, key);
                         let vat = self.r.pos;
                         match self.r.skip_value() {
                             Ok(()) => {}
@@ -437,6 +420,13 @@ fn short_ascii(buf: &[u8], start: usize, len: usize) -> Option<&str> {
     let bytes = buf.get(start..start + len)?;
     // SAFETY: the mask test above proved all `len` bytes ASCII, and ASCII is valid UTF-8.
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
+/// The two container headers.
+#[derive(Clone, Copy)]
+enum Header {
+    Array,
+    Map,
 }
 
 /// UTF-8 validation with an ASCII fast path.

@@ -1,0 +1,480 @@
+//! The extent of a JSON value found without validating it (simdjson-style masks, 64 bytes at
+//! a time), for values that are decoded or compared afterwards: a dynamic wrapper's value
+//! that precedes its type, and type JSON. [`Memo`] keeps the container extents found, so a
+//! nested wrapper is not rescanned.
+
+use super::frame::Pending;
+use super::json_scan::{eof, too_deep, ws};
+use super::json_string::scan_string;
+
+/// Container extents found by [`skip_fast`], kept for the whole decode: a value-first
+/// dynamic wrapper nested in another one's value is skipped again when the outer value is
+/// decoded, and finds its end here instead of rescanning (which would cost the nesting depth
+/// times the size).
+#[derive(Default)]
+pub(super) struct Memo {
+    /// `(start, end)` of every container a skip passed, in order of `start`.
+    ends: Vec<(usize, usize)>,
+    /// Indexes in `ends` of the containers open during a skip.
+    open: Vec<usize>,
+}
+
+impl Memo {
+    /// The end of the container starting at `i`, if a skip passed it.
+    #[inline]
+    fn end_of(&self, i: usize) -> Option<usize> {
+        let k = self.ends.binary_search_by_key(&i, |e| e.0).ok()?;
+        Some(self.ends[k].1)
+    }
+}
+
+/// Finds the end of the JSON value at `i` (whitespace allowed before it) without validating
+/// it: strings are jumped over, brackets counted, scalars end at the next delimiter. Only
+/// for values that are decoded afterwards (which validates them, and must end at the same
+/// byte) or compared byte for byte with validated text: a dynamic wrapper's value that
+/// precedes its type, and type JSON. Nesting deeper than `depth` is a
+/// [`ErrorKind::Limit`] error; an input that ends first is an [`ErrorKind::Eof`] error.
+///
+/// [`ErrorKind::Limit`]: crate::error::ErrorKind::Limit
+/// [`ErrorKind::Eof`]: crate::error::ErrorKind::Eof
+pub(super) fn skip_fast(
+    buf: &[u8],
+    i: usize,
+    depth: usize,
+    max_depth: u32,
+    memo: &mut Memo,
+) -> Result<usize, Pending> {
+    let i = ws(buf, i);
+    match buf.get(i) {
+        None => Err(eof(i)),
+        Some(b'"') => Ok(string_end_fast(buf, i + 1)? + 1),
+        Some(b'[' | b'{') => {
+            if let Some(end) = memo.end_of(i) {
+                return Ok(end);
+            }
+            if depth == 0 {
+                return Err(too_deep(i, max_depth));
+            }
+            // Record only past the last recorded container, keeping `ends` sorted.
+            let record = memo.ends.last().is_none_or(|e| e.0 < i);
+            containers_end_fast(buf, i, depth, max_depth, memo, record)
+        }
+        Some(_) => {
+            let mut j = i;
+            while buf.get(j).is_some_and(|&c| {
+                !matches!(c, b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t' | b':')
+            }) {
+                j += 1;
+            }
+            Ok(j.max(i + 1))
+        }
+    }
+}
+
+/// The position of the closing quote of the string whose body starts at `i` (control bytes
+/// are rejected on the way, as the decode would).
+#[inline(always)]
+fn string_end_fast(buf: &[u8], i: usize) -> Result<usize, Pending> {
+    scan_string(buf, i, i - 1).map(|(end, _)| end)
+}
+
+/// The end of the container opening at `at`, recording every container's extent in `memo`
+/// when `record`.
+///
+/// simdjson's approach, 64 bytes at a time: masks of quotes, backslashes and brackets; the
+/// quotes escaped by backslash runs are dropped with carries; the bytes inside strings are
+/// the prefix XOR of the quote mask; then only the brackets outside strings are visited.
+/// The result is exactly that of the byte-by-byte walk of the tail (a backslash escapes the
+/// next byte inside a string and means nothing outside one), wherever the blocks fall.
+fn containers_end_fast(
+    buf: &[u8],
+    at: usize,
+    depth: usize,
+    max_depth: u32,
+    memo: &mut Memo,
+    record: bool,
+) -> Result<usize, Pending> {
+    memo.open.clear();
+    let mut d = Nesting {
+        open: 0,
+        depth,
+        max_depth,
+        record,
+    };
+    d.bracket(buf, memo, at)?;
+    let mut i = at + 1;
+    let mut state = StringState::default();
+    while let Some(block) = buf.get(i..).and_then(|s| s.first_chunk::<64>()) {
+        let m = Masks64::of(block);
+        let inside = if m.backslash == 0 && !state.escaped {
+            let inside = prefix_xor(m.quote) ^ if state.inside { !0 } else { 0 };
+            state.inside = inside >> 63 == 1;
+            inside
+        } else {
+            let before = state;
+            let quotes = m.quote & !escaped_bytes(m.backslash, &mut state.escaped);
+            let inside = prefix_xor(quotes) ^ if before.inside { !0 } else { 0 };
+            state.inside = inside >> 63 == 1;
+            if m.backslash & !inside == 0 {
+                inside
+            } else {
+                // A backslash outside a string (not JSON): it escapes nothing there, which
+                // the masks above assumed; walk this block byte by byte instead, so that the
+                // extent never depends on where the 64-byte blocks fall.
+                state = before;
+                state.walk(block)
+            }
+        };
+        let mut brackets = m.bracket & !inside;
+        while brackets != 0 {
+            let p = i + brackets.trailing_zeros() as usize;
+            if let Some(end) = d.bracket(buf, memo, p)? {
+                return Ok(end);
+            }
+            brackets &= brackets - 1;
+        }
+        i += 64;
+    }
+    // The tail, byte by byte.
+    while let Some(&c) = buf.get(i) {
+        let inside = state.step(c);
+        if !inside && matches!(c, b'[' | b']' | b'{' | b'}') {
+            if let Some(end) = d.bracket(buf, memo, i)? {
+                return Ok(end);
+            }
+        }
+        i += 1;
+    }
+    Err(eof(buf.len()))
+}
+
+/// The open containers of a fast skip.
+struct Nesting {
+    open: usize,
+    depth: usize,
+    max_depth: u32,
+    record: bool,
+}
+
+impl Nesting {
+    /// The bracket at `p` (outside strings): returns the end once the outermost container
+    /// closed.
+    #[inline(always)]
+    fn bracket(&mut self, buf: &[u8], memo: &mut Memo, p: usize) -> Result<Option<usize>, Pending> {
+        if matches!(buf[p], b'[' | b'{') {
+            self.open += 1;
+            if self.open > self.depth {
+                return Err(too_deep(p, self.max_depth));
+            }
+            if self.record {
+                memo.open.push(memo.ends.len());
+                memo.ends.push((p, 0));
+            }
+            return Ok(None);
+        }
+        self.open -= 1;
+        if self.record {
+            if let Some(k) = memo.open.pop() {
+                memo.ends[k].1 = p + 1;
+            }
+        }
+        Ok((self.open == 0).then_some(p + 1))
+    }
+}
+
+/// Whether a scan is inside a string, and whether the next byte is escaped.
+#[derive(Clone, Copy, Default)]
+struct StringState {
+    inside: bool,
+    escaped: bool,
+}
+
+impl StringState {
+    /// Advances over `c`; true if `c` is part of a string (its quotes included, except the
+    /// closing one).
+    #[inline(always)]
+    fn step(&mut self, c: u8) -> bool {
+        if !self.inside {
+            self.inside = c == b'"';
+            return self.inside;
+        }
+        if self.escaped {
+            self.escaped = false;
+        } else if c == b'\\' {
+            self.escaped = true;
+        } else if c == b'"' {
+            self.inside = false;
+            return false;
+        }
+        true
+    }
+
+    /// The mask of the bytes of `block` that are part of strings, byte by byte.
+    #[cold]
+    #[inline(never)]
+    fn walk(&mut self, block: &[u8; 64]) -> u64 {
+        let mut inside = 0;
+        for (k, &c) in block.iter().enumerate() {
+            inside |= (self.step(c) as u64) << k;
+        }
+        inside
+    }
+}
+
+/// The bytes escaped by a backslash that are not backslashes themselves (those right after
+/// an odd-length run of backslashes), given the backslashes of a 64-byte block; `carry` says
+/// whether the block's first byte is escaped (updated for the next block). simdjson's `find_odd_backslash_sequences`. Valid
+/// JSON has backslashes only inside strings, where this is exact; elsewhere the decode that
+/// follows rejects the input anyway.
+#[inline(always)]
+fn escaped_bytes(backslash: u64, carry: &mut bool) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    const ODD: u64 = !EVEN;
+    let prev = *carry as u64;
+    let starts = backslash & !(backslash << 1);
+    let even_start_mask = EVEN ^ prev;
+    let even_starts = starts & even_start_mask;
+    let odd_starts = starts & !even_start_mask;
+    let even_carries = backslash.wrapping_add(even_starts);
+    let (odd_carries, overflow) = backslash.overflowing_add(odd_starts);
+    let odd_carries = odd_carries | prev;
+    *carry = overflow;
+    let even_carry_ends = even_carries & !backslash;
+    let odd_carry_ends = odd_carries & !backslash;
+    (even_carry_ends & ODD) | (odd_carry_ends & EVEN)
+}
+
+/// Bit `k` set when byte `k` is a quote / a backslash / a bracket.
+struct Masks64 {
+    quote: u64,
+    backslash: u64,
+    bracket: u64,
+}
+
+impl Masks64 {
+    #[inline(always)]
+    fn of(block: &[u8; 64]) -> Masks64 {
+        let mut m = Masks64 {
+            quote: 0,
+            backslash: 0,
+            bracket: 0,
+        };
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            let chunk: &[u8; 16] = chunk.try_into().unwrap_or(&[0; 16]);
+            let (q, b, s) = masks16_structural(chunk);
+            m.quote |= (q as u64) << (16 * k);
+            m.backslash |= (b as u64) << (16 * k);
+            m.bracket |= (s as u64) << (16 * k);
+        }
+        m
+    }
+}
+
+/// Bit `k` set for every byte at or after an odd number of set bits up to `k` (inclusive):
+/// from an opening quote up to, not including, its closing quote.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// Masks of quotes, backslashes and brackets in 16 bytes.
+#[inline(always)]
+fn masks16_structural(chunk: &[u8; 16]) -> (u32, u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads exactly `chunk`.
+        unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            // '[' 0x5b, ']' 0x5d, '{' 0x7b, '}' 0x7d: clear bit 5, then match 0x5b or 0x5d.
+            let folded = _mm_and_si128(v, _mm_set1_epi8(!0x20u8 as i8));
+            let open = _mm_cmpeq_epi8(folded, _mm_set1_epi8(0x5b));
+            let close = _mm_cmpeq_epi8(folded, _mm_set1_epi8(0x5d));
+            (
+                _mm_movemask_epi8(quote) as u32,
+                _mm_movemask_epi8(backslash) as u32,
+                _mm_movemask_epi8(_mm_or_si128(open, close)) as u32,
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (mut q, mut b, mut s) = (0, 0, 0);
+        for (k, &c) in chunk.iter().enumerate() {
+            q |= ((c == b'"') as u32) << k;
+            b |= ((c == b'\\') as u32) << k;
+            s |= (matches!(c, b'[' | b']' | b'{' | b'}') as u32) << k;
+        }
+        (q, b, s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::vm::json_skip::skip;
+
+    /// A fresh skip from the start of every container `memo` recorded ends where it recorded.
+    #[track_caller]
+    fn assert_recorded_ends_refound(b: &[u8], memo: &Memo, text: &str) {
+        for &(start, end) in &memo.ends {
+            let mut fresh = Memo::default();
+            assert_eq!(
+                skip_fast(b, start, 10, 10, &mut fresh).ok(),
+                Some(end),
+                "{text} at {start}"
+            );
+        }
+    }
+
+    #[test]
+    fn fast_skips_find_the_same_ends() {
+        let mut st = Vec::new();
+        let values = [
+            r#" {"a":[1,{"b":"]}\"{"}],"c":{}} x"#,
+            "[[],[[]]],",
+            r#""a\"b\\"]"#,
+            "123.5e+7,",
+            "true}",
+            "null ",
+            r#"[{"k":"0123456789abcdef0123456789abcdef\\","l":["[","{"]},[[[[[]]]]]]  "#,
+        ];
+        for v in values {
+            let b = v.as_bytes();
+            let want = skip(b, 0, &mut st, 10, 10).map_err(|p| p.0 .0);
+            let mut memo = Memo::default();
+            assert_eq!(
+                skip_fast(b, 0, 10, 10, &mut memo).map_err(|p| p.0 .0),
+                want,
+                "{v}"
+            );
+            // Again, from the memo; and every inner container from the memo too.
+            assert_eq!(
+                skip_fast(b, 0, 10, 10, &mut memo).map_err(|p| p.0 .0),
+                want,
+                "{v}"
+            );
+            assert_recorded_ends_refound(b, &memo, v);
+            // Every truncation of a container fails with Eof.
+            if v.trim_start().starts_with(['[', '{']) {
+                let end = want.unwrap();
+                for cut in 0..end {
+                    let got =
+                        skip_fast(&b[..cut], 0, 10, 10, &mut Memo::default()).map_err(|p| p.0 .0);
+                    assert_eq!(got, Err(ErrorKind::Eof), "{v} at {cut}");
+                }
+            }
+        }
+        // Escapes, quotes and brackets at every offset around the 64-byte blocks.
+        let pieces = [
+            r#"\""#,
+            r#"\\"#,
+            r#"\\\""#,
+            "[",
+            "]",
+            "{",
+            "}",
+            "x",
+            r#"\u005d"#,
+        ];
+        for pad in 0..140 {
+            for (k, piece) in pieces.iter().enumerate() {
+                let filler = "a".repeat(pad);
+                let text = format!(
+                    r#"[{{"k{k}":"{filler}{piece}{filler}"}},["{piece}",[]],"{piece}"] tail"#
+                );
+                let b = text.as_bytes();
+                let want = skip(b, 0, &mut st, 10, 10).map_err(|p| p.0 .0);
+                let mut memo = Memo::default();
+                let got = skip_fast(b, 0, 10, 10, &mut memo).map_err(|p| p.0 .0);
+                assert_eq!(got, want, "{text}");
+                assert_recorded_ends_refound(b, &memo, &text);
+            }
+        }
+        // Malformed input with backslashes and quotes outside strings: the same extent at
+        // every alignment as a byte-by-byte walk.
+        let walk_end = |b: &[u8]| -> Option<usize> {
+            let (mut open, mut st) = (0usize, StringState::default());
+            for (i, &c) in b.iter().enumerate() {
+                if !st.step(c) && matches!(c, b'[' | b']' | b'{' | b'}') {
+                    if matches!(c, b'[' | b'{') {
+                        open += 1;
+                    } else {
+                        open -= 1;
+                        if open == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                }
+            }
+            None
+        };
+        for pad in 0..70 {
+            for bad in [r#"\"]"#, r#"]\\"["#, r#"\\\"{"#, r#""\"]\"#, r#"\["#] {
+                let text = format!(
+                    r#"[{}{bad}"x",["\\",{{"a":"]"}}],"{}",[] ]]]]"#,
+                    " ".repeat(pad),
+                    "y".repeat(pad)
+                );
+                let b = text.as_bytes();
+                let got = skip_fast(b, 0, 64, 64, &mut Memo::default()).ok();
+                assert_eq!(got, walk_end(b), "{text}");
+            }
+        }
+        let deep = "[".repeat(11);
+        let mut memo = Memo::default();
+        assert_eq!(
+            skip_fast(deep.as_bytes(), 0, 10, 10, &mut memo).map_err(|p| (p.0 .0, p.0 .1)),
+            Err((ErrorKind::Limit, 10))
+        );
+        assert_eq!(
+            skip_fast(b"[]", 0, 0, 10, &mut Memo::default()).map_err(|p| p.0 .0),
+            Err(ErrorKind::Limit)
+        );
+    }
+
+    #[test]
+    fn escaped_bytes_match_a_byte_walk() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            // Backslash-heavy blocks, two in a row so that runs cross the boundary.
+            let mut bytes = [0u8; 128];
+            for b in bytes.iter_mut() {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                *b = if rng % 3 == 0 { b'a' } else { b'\\' };
+            }
+            let mut carry = false;
+            let mut walking = false;
+            for half in 0..2 {
+                let block = &bytes[64 * half..64 * half + 64];
+                let mut mask = 0u64;
+                let mut want = 0u64;
+                for (k, &c) in block.iter().enumerate() {
+                    if walking {
+                        want |= 1 << k;
+                        walking = false;
+                    } else if c == b'\\' {
+                        walking = true;
+                    }
+                    mask |= ((c == b'\\') as u64) << k;
+                }
+                // Only the byte ending a run is reported (escaped backslashes within a run
+                // are not quotes, all that matters).
+                let got = escaped_bytes(mask, &mut carry);
+                assert_eq!(got, want & !mask, "{:?}", String::from_utf8_lossy(block));
+                assert_eq!(carry, walking);
+            }
+        }
+    }
+}

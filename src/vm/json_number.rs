@@ -1,0 +1,145 @@
+//! JSON numbers: the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, digit
+//! runs eight bytes at a time, and the value of a plain integer that fits `i64`.
+
+use super::frame::Pending;
+use super::json_scan::WORD;
+use crate::error::ErrorKind;
+
+/// Reads a number at `at` (its first byte is `-` or a digit) following JSON's grammar
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`. Returns the end and, for a plain
+/// integer that fits `i64`, its value.
+#[inline(always)]
+pub(super) fn number(buf: &[u8], at: usize) -> Result<(usize, Option<i64>), Pending> {
+    let mut i = at;
+    let neg = buf.get(i) == Some(&b'-');
+    i += neg as usize;
+    let int_start = i;
+    match buf.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = skip_digits(buf, i + 1),
+        _ => return Err(bad_number(buf, at, i)),
+    }
+    let int_end = i;
+    let mut plain = true;
+    if buf.get(i) == Some(&b'.') {
+        plain = false;
+        i = digits(buf, at, i + 1)?;
+    }
+    if matches!(buf.get(i), Some(b'e' | b'E')) {
+        plain = false;
+        i += 1;
+        if matches!(buf.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        i = digits(buf, at, i)?;
+    }
+    if let Some(&c) = buf.get(i) {
+        if WORD[c as usize] {
+            return Err(bad_number(buf, at, i));
+        }
+    }
+    // Up to 19 digits fit a u64 (10^19 - 1 < 2^64).
+    if !plain || int_end - int_start > 19 {
+        return Ok((i, None));
+    }
+    let mut v: u64 = 0;
+    for &d in &buf[int_start..int_end] {
+        v = v.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+    }
+    let int = if neg {
+        0i64.checked_sub_unsigned(v)
+    } else {
+        i64::try_from(v).ok()
+    };
+    Ok((i, int))
+}
+
+/// The end of the run of digits from `i`, eight bytes at a time.
+#[inline(always)]
+fn skip_digits(buf: &[u8], mut i: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<8>()) {
+        let x = u64::from_le_bytes(*chunk);
+        // A byte's high bit ends up set if it is above '9' (+0x46 carries into bit 7), below
+        // '0' (the subtraction wraps) or non-ASCII. Carries and borrows move only upward, so
+        // the lowest flagged byte is exact.
+        let other =
+            (x.wrapping_add(0x4646_4646_4646_4646) | x.wrapping_sub(0x3030_3030_3030_3030) | x)
+                & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while buf.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
+/// One or more digits from `i`.
+#[inline(always)]
+fn digits(buf: &[u8], at: usize, i: usize) -> Result<usize, Pending> {
+    let end = skip_digits(buf, i);
+    if end == i {
+        return Err(bad_number(buf, at, i));
+    }
+    Ok(end)
+}
+
+#[cold]
+#[inline(never)]
+fn bad_number(buf: &[u8], at: usize, i: usize) -> Pending {
+    if i >= buf.len() {
+        return Pending::new(
+            ErrorKind::Eof,
+            at,
+            "unexpected end of input in a number".into(),
+        );
+    }
+    // The number and the word characters glued to it.
+    let mut end = i;
+    while end < buf.len() && end - at < 40 && WORD[buf[end] as usize] {
+        end += 1;
+    }
+    let text = String::from_utf8_lossy(&buf[at..end]);
+    Pending::new(ErrorKind::Syntax, at, format!("invalid number {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digit_runs() {
+        for len in 0..30 {
+            for stop in [b' ', b'/', b':', b'a', 0x80, 0xff, b'.', 0] {
+                let mut text = vec![b'7'; len];
+                text.push(stop);
+                text.extend_from_slice(b"123456789");
+                assert_eq!(skip_digits(&text, 0), len, "{len} {stop}");
+                assert_eq!(skip_digits(&text[..len], 0), len);
+            }
+        }
+    }
+
+    #[test]
+    fn numbers() {
+        let ok = |s: &str| number(s.as_bytes(), 0).map_err(|p| p.0 .0);
+        assert_eq!(ok("0"), Ok((1, Some(0))));
+        assert_eq!(ok("-0"), Ok((2, Some(0))));
+        assert_eq!(ok("9223372036854775807"), Ok((19, Some(i64::MAX))));
+        assert_eq!(ok("9223372036854775808"), Ok((19, None)));
+        assert_eq!(ok("-9223372036854775808"), Ok((20, Some(i64::MIN))));
+        assert_eq!(ok("-9223372036854775809"), Ok((20, None)));
+        assert_eq!(ok("99999999999999999999999"), Ok((23, None)));
+        assert_eq!(ok("1.5e-3,"), Ok((6, None)));
+        assert_eq!(ok("1E+2]"), Ok((4, None)));
+        for bad in ["01", "-01", "1.e3", "1x", "1.5.", "-a", "00", "1e5.0"] {
+            assert_eq!(ok(bad), Err(ErrorKind::Syntax), "{bad}");
+        }
+        for cut in ["1.", "1e", "1e+", "-", "1.5e-"] {
+            assert_eq!(ok(cut), Err(ErrorKind::Eof), "{cut}");
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! The validating skip of a whole JSON value (an unknown attribute's, or a discarded one):
+//! every string, number and literal checked as a decode would, without recursion and without
+//! building anything.
+
+use super::frame::Pending;
+use super::json_number::number;
+use super::json_scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
+use super::json_string::{check_string_body, scan_string};
+
+/// Skips the whole JSON value at `i` (whitespace allowed before it), validating it, without
+/// recursion: `stack` (reused) holds one entry per open container (`true` for an object).
+/// Opening more than `depth` containers is a [`ErrorKind::Limit`] error (`max_depth` is the
+/// limit named in the message). Returns the position after the value.
+///
+/// [`ErrorKind::Limit`]: crate::error::ErrorKind::Limit
+pub(super) fn skip(
+    buf: &[u8],
+    mut i: usize,
+    stack: &mut Vec<bool>,
+    depth: usize,
+    max_depth: u32,
+) -> Result<usize, Pending> {
+    stack.clear();
+    'value: loop {
+        i = ws(buf, i);
+        match buf.get(i) {
+            Some(b'"') => i = skip_string(buf, i)?,
+            Some(b'-' | b'0'..=b'9') => i = number(buf, i)?.0,
+            Some(b't') => i = literal(buf, i, b"true")?,
+            Some(b'f') => i = literal(buf, i, b"false")?,
+            Some(b'n') => i = literal(buf, i, b"null")?,
+            Some(&c @ (b'[' | b'{')) => {
+                if stack.len() >= depth {
+                    return Err(too_deep(i, max_depth));
+                }
+                let object = c == b'{';
+                stack.push(object);
+                i = ws(buf, i + 1);
+                if buf.get(i) == Some(if object { &b'}' } else { &b']' }) {
+                    stack.pop();
+                    i += 1;
+                } else {
+                    if object {
+                        i = skip_key(buf, i)?;
+                    }
+                    continue 'value;
+                }
+            }
+            _ => return Err(unexpected(buf, i)),
+        }
+        // After a value: separators and closing brackets.
+        loop {
+            let Some(&object) = stack.last() else {
+                return Ok(i);
+            };
+            i = ws(buf, i);
+            let close = if object { b'}' } else { b']' };
+            match buf.get(i) {
+                Some(b',') => {
+                    i += 1;
+                    if object {
+                        i = skip_key(buf, ws(buf, i))?;
+                    }
+                    continue 'value;
+                }
+                Some(&c) if c == close => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => return Err(bad_separator(buf, i, close)),
+            }
+        }
+    }
+}
+
+/// A key and its colon, in a skipped object.
+fn skip_key(buf: &[u8], i: usize) -> Result<usize, Pending> {
+    if buf.get(i) != Some(&b'"') {
+        return Err(expected(buf, i, "a string key"));
+    }
+    colon(buf, skip_string(buf, i)?)
+}
+
+/// Skips and checks the string whose opening quote is at `at`.
+#[inline]
+fn skip_string(buf: &[u8], at: usize) -> Result<usize, Pending> {
+    let (end, flags) = scan_string(buf, at + 1, at)?;
+    if flags != 0 {
+        check_string_body(buf, at + 1, end, flags)?;
+    }
+    Ok(end + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn skips() {
+        let mut st = Vec::new();
+        let sk = |s: &str, st: &mut Vec<bool>| {
+            skip(s.as_bytes(), 0, st, 10, 10).map_err(|p| (p.0 .0, p.0 .1))
+        };
+        assert_eq!(sk(r#" {"a":[1,{"b":"]"}],"c":{}} x"#, &mut st), Ok(27));
+        assert_eq!(sk("[[],[[]]]", &mut st), Ok(9));
+        assert_eq!(sk("[1 2]", &mut st), Err((ErrorKind::Syntax, 3)));
+        assert_eq!(sk("{\"a\" 1}", &mut st), Err((ErrorKind::Syntax, 5)));
+        assert_eq!(sk("{1:1}", &mut st), Err((ErrorKind::Syntax, 1)));
+        assert_eq!(sk("[1,]", &mut st), Err((ErrorKind::Syntax, 3)));
+        assert_eq!(sk("[1}", &mut st), Err((ErrorKind::Syntax, 2)));
+        assert_eq!(sk("[\"\\q\"]", &mut st), Err((ErrorKind::InvalidUtf8, 2)));
+        assert_eq!(sk("[[", &mut st), Err((ErrorKind::Eof, 2)));
+        assert_eq!(sk(&"[".repeat(11), &mut st), Err((ErrorKind::Limit, 10)));
+    }
+}

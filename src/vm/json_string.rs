@@ -1,0 +1,412 @@
+//! JSON strings: finding a string's end in one pass that notes quotes, backslashes, control
+//! bytes and non-ASCII bytes together (16 bytes at a time with SSE2 on x86-64), UTF-8
+//! validation, and decoding escapes into the arena (or only checking them, for skipped
+//! values).
+
+use bumpalo::Bump;
+
+use super::frame::Pending;
+use crate::error::ErrorKind;
+
+/// The string held a backslash escape.
+pub(super) const ESCAPED: u8 = 1;
+/// The string held a byte >= 0x80 (UTF-8 must be validated).
+pub(super) const NON_ASCII: u8 = 2;
+
+/// Masks of the special bytes (`"`, `\`, < 0x20) and of the non-ASCII bytes in 16 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn masks16(chunk: &[u8; 16]) -> (u32, u32) {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86-64 baseline; the load is unaligned and reads exactly
+    // the 16 bytes of `chunk`.
+    unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let low = _mm_set1_epi8(0x1f);
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
+        let special = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+        (
+            _mm_movemask_epi8(special) as u32,
+            _mm_movemask_epi8(v) as u32,
+        )
+    }
+}
+
+/// Masks of the special bytes and of the non-ASCII bytes in 8 bytes (one bit per byte, at
+/// the byte's high bit). Only the lowest set bit of the special mask is exact, which is all
+/// the caller uses.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn masks8(chunk: &[u8; 8]) -> (u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let x = u64::from_le_bytes(*chunk);
+    let zero = |y: u64| y.wrapping_sub(ONES) & !y & HIGH;
+    let quote = zero(x ^ (ONES * b'"' as u64));
+    let backslash = zero(x ^ (ONES * b'\\' as u64));
+    let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+    (quote | backslash | control, x & HIGH)
+}
+
+/// The position of the next `"`, `\` or control byte at or after `i` (or `buf.len()`), noting
+/// in `flags` whether a non-ASCII byte came before it.
+#[inline(always)]
+fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<16>()) {
+        let (special, high) = masks16(chunk);
+        if special != 0 {
+            let k = special.trailing_zeros();
+            if high & ((1u32 << k) - 1) != 0 {
+                *flags |= NON_ASCII;
+            }
+            return i + k as usize;
+        }
+        if high != 0 {
+            *flags |= NON_ASCII;
+        }
+        i += 16;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    while let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<8>()) {
+        let (special, high) = masks8(chunk);
+        if special != 0 {
+            let k = special.trailing_zeros() / 8;
+            if high & ((1u64 << (8 * k)) - 1) != 0 {
+                *flags |= NON_ASCII;
+            }
+            return i + k as usize;
+        }
+        if high != 0 {
+            *flags |= NON_ASCII;
+        }
+        i += 8;
+    }
+    while let Some(&c) = buf.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return i;
+        }
+        if c >= 0x80 {
+            *flags |= NON_ASCII;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Finds the end of the string whose body starts at `i` (its opening quote is at `open`):
+/// returns the position of the closing quote and the [`ESCAPED`] / [`NON_ASCII`] flags.
+/// Control bytes are rejected here; escapes are checked when they are decoded.
+#[inline(always)]
+pub(super) fn scan_string(buf: &[u8], mut i: usize, open: usize) -> Result<(usize, u8), Pending> {
+    let mut flags = 0;
+    loop {
+        i = next_special(buf, i, &mut flags);
+        match buf.get(i) {
+            Some(b'"') => return Ok((i, flags)),
+            Some(b'\\') => {
+                flags |= ESCAPED;
+                i += 2;
+            }
+            Some(&c) => return Err(control(c, i)),
+            None => return Err(unterminated(open)),
+        }
+    }
+}
+
+/// The body `buf[start..end]` of a scanned string as `&str`: UTF-8-validated when it held
+/// non-ASCII bytes, unescaped into the arena when it held escapes.
+#[inline(always)]
+pub(super) fn string_body<'a>(
+    buf: &'a [u8],
+    start: usize,
+    end: usize,
+    flags: u8,
+    bump: &'a Bump,
+) -> Result<&'a str, Pending> {
+    let raw = &buf[start..end];
+    let s = if flags & NON_ASCII != 0 {
+        utf8(raw, start)?
+    } else {
+        // SAFETY: every byte is ASCII (the scan saw none >= 0x80), so this is valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(raw) }
+    };
+    if flags & ESCAPED != 0 {
+        unescape(s, start, bump)
+    } else {
+        Ok(s)
+    }
+}
+
+/// Checks the string body `buf[start..end]` without building it (for skipped values).
+pub(super) fn check_string_body(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    flags: u8,
+) -> Result<(), Pending> {
+    let raw = &buf[start..end];
+    if flags & NON_ASCII != 0 {
+        utf8(raw, start)?;
+    }
+    if flags & ESCAPED != 0 {
+        let mut j = 0;
+        while let Some(k) = memchr::memchr(b'\\', &raw[j..]) {
+            let (_, used) = escape(raw, j + k, start)?;
+            j += k + used;
+        }
+    }
+    Ok(())
+}
+
+/// UTF-8 validation (the caller has seen a non-ASCII byte); the error points at the first
+/// invalid byte.
+#[inline]
+pub(super) fn utf8(bytes: &[u8], at: usize) -> Result<&str, Pending> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(s) => Ok(s),
+        Err(_) => Err(invalid_utf8(bytes, at)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_utf8(bytes: &[u8], at: usize) -> Pending {
+    let bad = simdutf8::compat::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
+    Pending::new(
+        ErrorKind::InvalidUtf8,
+        at + bad,
+        "string is not valid UTF-8".into(),
+    )
+}
+
+/// Decodes the escapes of `s` (a string body starting at input offset `at`) into the arena.
+///
+/// Copies 16 bytes at a time, stopping only at backslashes. Every escape is at least as long
+/// as what it decodes to, so the output never outruns the input and a buffer of the input's
+/// length plus 16 takes the whole-chunk stores.
+#[inline(never)]
+fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> {
+    let raw = s.as_bytes();
+    let n = raw.len();
+    let dst = bump.alloc_slice_fill_copy(n + 16, 0u8);
+    let (mut r, mut w) = (0, 0);
+    loop {
+        while let (Some(chunk), Some(out)) = (
+            raw.get(r..).and_then(|c| c.first_chunk::<16>()),
+            dst.get_mut(w..).and_then(|o| o.first_chunk_mut::<16>()),
+        ) {
+            *out = *chunk;
+            let m = backslashes16(chunk);
+            if m == 0 {
+                r += 16;
+                w += 16;
+                continue;
+            }
+            let k = m.trailing_zeros() as usize;
+            r += k;
+            w += k;
+            break;
+        }
+        if r + 16 > n {
+            // The tail, byte by byte.
+            while let Some(&c) = raw.get(r).filter(|&&c| c != b'\\') {
+                dst[w] = c;
+                r += 1;
+                w += 1;
+            }
+            if r >= n {
+                break;
+            }
+        }
+        let (c, used) = escape(raw, r, at)?;
+        w += c.encode_utf8(&mut dst[w..w + 4]).len();
+        r += used;
+    }
+    let out: &'a [u8] = dst;
+    // SAFETY: `s` is UTF-8; the bytes copied run between backslashes (ASCII, so character
+    // boundaries) and every escape wrote a whole UTF-8-encoded `char`.
+    Ok(unsafe { std::str::from_utf8_unchecked(&out[..w]) })
+}
+
+/// The positions of the backslashes in 16 bytes, one bit each.
+#[inline(always)]
+fn backslashes16(chunk: &[u8; 16]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads exactly `chunk`.
+        unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
+            _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0;
+        for (i, &c) in chunk.iter().enumerate() {
+            m |= ((c == b'\\') as u32) << i;
+        }
+        m
+    }
+}
+
+/// The escape at `raw[j]` (a backslash): the character and the bytes it used.
+#[inline(always)]
+fn escape(raw: &[u8], j: usize, at: usize) -> Result<(char, usize), Pending> {
+    let c = match raw.get(j + 1) {
+        Some(b'"') => '"',
+        Some(b'\\') => '\\',
+        Some(b'/') => '/',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'n') => '\n',
+        Some(b'r') => '\r',
+        Some(b't') => '\t',
+        Some(b'u') => {
+            let hi = hex4(raw, j + 2).ok_or_else(|| bad_escape(raw, j, at))?;
+            return match hi {
+                0xd800..=0xdbff => {
+                    let lo = match raw.get(j + 6..j + 8) {
+                        Some(b"\\u") => hex4(raw, j + 8),
+                        _ => None,
+                    };
+                    match lo {
+                        Some(lo @ 0xdc00..=0xdfff) => {
+                            let c = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+                            Ok((char::from_u32(c).unwrap_or('\u{fffd}'), 12))
+                        }
+                        _ => Err(surrogate(hi, at + j)),
+                    }
+                }
+                0xdc00..=0xdfff => Err(surrogate(hi, at + j)),
+                c => Ok((char::from_u32(c).unwrap_or('\u{fffd}'), 6)),
+            };
+        }
+        _ => return Err(bad_escape(raw, j, at)),
+    };
+    Ok((c, 2))
+}
+
+fn hex4(raw: &[u8], i: usize) -> Option<u32> {
+    let digits = raw.get(i..i + 4)?;
+    let mut v = 0;
+    for &d in digits {
+        v = v * 16 + (d as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+#[cold]
+fn bad_escape(raw: &[u8], j: usize, at: usize) -> Pending {
+    let end = (j + 6).min(raw.len());
+    let text = String::from_utf8_lossy(&raw[j..end]);
+    let text = match raw.get(j + 1) {
+        Some(b'u') => text.into_owned(),
+        _ => text.chars().take(2).collect(),
+    };
+    Pending::new(
+        ErrorKind::InvalidUtf8,
+        at + j,
+        format!("invalid escape {text:?} in string"),
+    )
+}
+
+#[cold]
+fn surrogate(v: u32, at: usize) -> Pending {
+    Pending::new(
+        ErrorKind::InvalidUtf8,
+        at,
+        format!("lone surrogate \\u{v:04x} in string"),
+    )
+}
+
+#[cold]
+fn control(c: u8, at: usize) -> Pending {
+    let msg = format!("control character 0x{c:02x} in string (it must be escaped)");
+    Pending::new(ErrorKind::Syntax, at, msg)
+}
+
+#[cold]
+fn unterminated(open: usize) -> Pending {
+    Pending::new(
+        ErrorKind::Eof,
+        open,
+        "unexpected end of input in a string".into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(s: &str) -> Result<(usize, u8), ErrorKind> {
+        scan_string(s.as_bytes(), 1, 0).map_err(|p| p.0 .0)
+    }
+
+    #[test]
+    fn string_scan_at_every_alignment() {
+        for pad in 0..40 {
+            let body = "x".repeat(pad);
+            assert_eq!(scan(&format!("\"{body}\" tail")), Ok((pad + 1, 0)));
+            assert_eq!(scan(&format!("\"{body}\\\"\"")), Ok((pad + 3, ESCAPED)));
+            assert_eq!(scan(&format!("\"{body}é\"")), Ok((pad + 3, NON_ASCII)));
+            // Non-ASCII after the closing quote does not count.
+            assert_eq!(scan(&format!("\"{body}\"é")), Ok((pad + 1, 0)));
+            assert_eq!(scan(&format!("\"{body}\n\"")), Err(ErrorKind::Syntax));
+            assert_eq!(scan(&format!("\"{body}")), Err(ErrorKind::Eof));
+            assert_eq!(scan(&format!("\"{body}\\")), Err(ErrorKind::Eof));
+        }
+    }
+
+    #[test]
+    fn escapes() {
+        let bump = Bump::new();
+        let un = |s: &'static str| {
+            string_body(s.as_bytes(), 0, s.len(), ESCAPED, &bump)
+                .map(|s| s.to_string())
+                .map_err(|p| (p.0 .0, p.0 .1))
+        };
+        assert_eq!(
+            un(r#"a\"b\\c\/d\b\f\n\r\t"#),
+            Ok("a\"b\\c/d\u{8}\u{c}\n\r\t".to_string())
+        );
+        assert_eq!(un(r"\u00e9\ud83d\ude00x"), Ok("é😀x".to_string()));
+        assert_eq!(un(r"ab\x"), Err((ErrorKind::InvalidUtf8, 2)));
+        assert_eq!(un(r"\u12g4"), Err((ErrorKind::InvalidUtf8, 0)));
+        assert_eq!(un(r"a\ud83d"), Err((ErrorKind::InvalidUtf8, 1)));
+        assert_eq!(un(r"a\ud83dx\ude00"), Err((ErrorKind::InvalidUtf8, 1)));
+        assert_eq!(un(r"a\ude00"), Err((ErrorKind::InvalidUtf8, 1)));
+        assert_eq!(un(r"\ud83d\u0041"), Err((ErrorKind::InvalidUtf8, 0)));
+    }
+
+    #[test]
+    fn unescape_at_every_alignment() {
+        let bump = Bump::new();
+        let pieces = [
+            "a",
+            "\\n",
+            "\\u00e9",
+            "é",
+            "\\ud83d\\ude00",
+            "\\\"",
+            "xyz",
+            "\\\\",
+        ];
+        for len in 0..60 {
+            // A pseudo-random mix of plain bytes and escapes of every length.
+            let mut json = String::new();
+            let mut k = len * 7 + 3;
+            for _ in 0..len {
+                k = (k * 31 + 11) % 97;
+                json.push_str(pieces[k % pieces.len()]);
+            }
+            let want: String = serde_json::from_str(&format!("\"{json}\"")).unwrap();
+            let got = string_body(json.as_bytes(), 0, json.len(), ESCAPED | NON_ASCII, &bump);
+            let got = got.unwrap_or_else(|p| panic!("{json}: {}", p.0 .2));
+            assert_eq!(got, want, "{json}");
+        }
+    }
+}
