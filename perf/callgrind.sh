@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 cargo build --release --quiet
-bin=target/release/tfwire
+bin=${CARGO_TARGET_DIR:-target}/release/tfwire
 only=${1:-}
 workloads=$($bin bench --json --rounds 1 --round-ms 0 --contenders tfwire ${only:+--only "$only"} \
   | python3 -c 'import json,sys; [print(r["workload"], r["format"], r["bytes"]) for r in json.load(sys.stdin)["rows"]]')
