@@ -27,10 +27,12 @@ pub(crate) fn compile(ty: &Type, block: Option<&Block>) -> Program {
         program: Program {
             ops: Vec::new(),
             attr_names: Vec::new(),
+            longest_attr_name: 0,
             attrs: Vec::new(),
             tuple_elems: Vec::new(),
             root: OpId(0),
             root_type: ty.clone(),
+            concrete: !ty.has_dynamic(),
             dyn_cache: DynCache::default(),
         },
         seen: HashMap::new(),
@@ -95,6 +97,8 @@ impl Compiler {
                 for (name, op) in &attrs {
                     let code = self.program.ops[op.index()];
                     self.program.attrs.push(AttrEntry::new(name, *op, code));
+                    let len = u32::try_from(name.len()).unwrap_or(u32::MAX);
+                    self.program.longest_attr_name = self.program.longest_attr_name.max(len);
                     self.program.attr_names.push(name.clone());
                 }
                 return self.push(Key::Object(attrs), Op::Object { attrs: span });

@@ -4,6 +4,12 @@
 //! remain before anything is reserved: a header claiming 2³²−1 elements in a 10-byte input
 //! fails at once, without allocating.
 
+/// Deepest value under a dynamic wrapper whose type holds `dynamic` (say
+/// `["list","dynamic"]`) that a decode reads through to go-cty's concrete type. That walk
+/// recurses, so it has a fixed bound of its own; deeper values are a `Limit` error. (It only
+/// matters when [`Limits::max_depth`] is raised past it: real values are far shallower.)
+pub const MAX_READ_THROUGH_DEPTH: u32 = 1000;
+
 /// Resource limits for one decode. [`Limits::DEFAULT`] suits untrusted input.
 ///
 /// ```
@@ -17,7 +23,8 @@ pub struct Limits {
     pub max_depth: u32,
     /// Most elements (or entries) in one container.
     pub max_container_len: u32,
-    /// Longest string, in bytes.
+    /// Longest string, in bytes (decoded, for JSON). Every string of the input counts: string
+    /// values, map keys and object keys alike, whether or not the key names an attribute.
     pub max_string_len: u32,
     /// Largest refinement payload of an unknown value, in bytes (go-cty's limit is 1 KiB).
     pub max_refinement_len: u32,

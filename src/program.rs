@@ -88,11 +88,16 @@ pub(crate) enum Op {
 pub struct Program {
     pub(crate) ops: Vec<Op>,
     pub(crate) attr_names: Vec<Box<str>>,
+    /// Length of the longest attribute name: a decode whose `max_string_len` is at least this
+    /// never checks the length of a key that names an attribute.
+    pub(crate) longest_attr_name: u32,
     /// Dispatch entries of every object's attributes (objects index it with their span).
     pub(crate) attrs: Vec<crate::compile::AttrEntry>,
     pub(crate) tuple_elems: Vec<OpId>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,
+    /// True when `root_type` holds no `dynamic` (a wrapper of such a type reads through).
+    pub(crate) concrete: bool,
     pub(crate) dyn_cache: DynCache,
 }
 

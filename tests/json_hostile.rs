@@ -183,14 +183,9 @@ fn dynamic_nesting_beyond_max_depth() {
         r#","type":"number"}"#,
         r#","type":"dynamic"}"#.repeat(n - 1)
     );
+    // Wrappers of type dynamic read through to the innermost value, as in go-cty.
     let v = p.decode_json(input.as_bytes(), &bump).unwrap();
-    let want = format!(
-        "{}{}{}",
-        r#"{"type":"dynamic","value":"#.repeat(n - 1),
-        r#"{"type":"number","value":1}"#,
-        "}".repeat(n - 1)
-    );
-    assert_eq!(dump::to_string(&p, v), want);
+    assert_eq!(dump::to_string(&p, v), r#"{"type":"number","value":1}"#);
 }
 
 #[test]

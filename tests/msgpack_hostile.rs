@@ -336,14 +336,31 @@ fn one_hundred_thousand_nested_dynamic_wrappers() {
     let e = dump_with(&prog("\"dynamic\""), &input, &DecodeOptions::default()).unwrap_err();
     assert_eq!((e.kind(), e.message()), (ErrorKind::Limit, DEPTH_MSG));
     assert_eq!((e.offset(), e.path()), (256 * wrapper.len(), ""));
-    // The same, ending in a value after 200 wrappers: decodes.
+    // The same, ending in a value after 200 wrappers: decodes, to the innermost value (a
+    // wrapper of type dynamic reads through, as in go-cty).
     let mut ok = wrapper.repeat(200);
     ok.extend(mp().dynamic("\"bool\"").bool(true).done());
     let dumped = dump_with(&prog("\"dynamic\""), &ok, &DecodeOptions::default()).unwrap();
-    assert!(dumped.ends_with(&format!(
-        r#"{{"type":"bool","value":true}}{}"#,
-        "}".repeat(200)
-    )));
+    assert_eq!(dumped, r#"{"type":"bool","value":true}"#);
+    // With the depth limit raised, 100,000 of them read through in one pass each.
+    let deep = DecodeOptions {
+        limits: Limits {
+            max_depth: 1_000_000,
+            ..Limits::DEFAULT
+        },
+        ..Default::default()
+    };
+    let mut ok = input.clone();
+    ok.extend(mp().dynamic("\"bool\"").bool(true).done());
+    let dumped = dump_with(&prog("\"dynamic\""), &ok, &deep).unwrap();
+    assert_eq!(dumped, r#"{"type":"bool","value":true}"#);
+    // 100,000 list(dynamic) wrappers need the recursive walk: past its fixed bound, a limit.
+    let list = mp().dynamic(r#"["list","dynamic"]"#).arr(1).done();
+    let mut nested = list.repeat(100_000);
+    nested.extend(mp().dynamic("\"bool\"").bool(true).done());
+    let e = dump_with(&prog("\"dynamic\""), &nested, &deep).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Limit);
+    assert!(e.message().contains("nests deeper than 1000 levels"), "{e}");
 }
 
 #[test]

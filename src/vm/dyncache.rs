@@ -2,6 +2,7 @@
 //! that runs over one root program (thread-safe, append-only).
 
 use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
 
 use elsa::sync::FrozenMap;
 use rustc_hash::FxHasher;
@@ -14,6 +15,9 @@ use crate::schema::Type;
 #[derive(Default)]
 pub(crate) struct DynCache {
     map: FrozenMap<Box<TypeJson>, Box<Program>>,
+    /// Held while a miss is checked against the limit, compiled and inserted, so that threads
+    /// meeting new types together cannot pass `max_dynamic_types` (lookups do not take it).
+    insert: Mutex<()>,
 }
 
 pub(crate) enum Lookup<'p> {
@@ -27,11 +31,19 @@ impl DynCache {
         if let Some(p) = self.map.get(TypeJson::new(type_json)) {
             return Lookup::Found(p);
         }
+        // A poisoned lock only means another thread panicked while holding it; the map is
+        // append-only and never left half-written, so go on.
+        let _guard = self.insert.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = self.map.get(TypeJson::new(type_json)) {
+            return Lookup::Found(p);
+        }
         if self.map.len() >= max_entries as usize {
             return Lookup::Full;
         }
+        // A value's type never has optional attributes (go-cty keeps the markers only on
+        // type constraints), so the wrapper's type is taken without them.
         let ty = match Type::from_json_bytes(type_json) {
-            Ok(t) => t,
+            Ok(t) => t.without_optional_deep(),
             Err(e) => return Lookup::Invalid(e.message().to_string()),
         };
         let program = Box::new(crate::compile::compile(&ty, None));

@@ -5,8 +5,10 @@
 use bumpalo::Bump;
 
 use super::path::{render, Step};
+use super::read_through;
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
+use crate::schema::Type;
 use crate::value::{Dynamic, Value};
 
 /// An error found in the hot loop, turned into a [`DecodeError`] (with its path) once the
@@ -112,6 +114,9 @@ pub(super) struct Builder<'a> {
     /// The unknown object key whose value is being skipped, for error paths. One for the
     /// whole stack: a skip pushes no frames, so only the innermost frame can be skipping.
     pub(super) skipped_key: &'a str,
+    /// Open dynamic wrappers whose type holds `dynamic`: only the outermost reads through
+    /// (`read_through.rs`), once.
+    pub(super) open_read_through: u32,
 }
 
 impl<'a> Builder<'a> {
@@ -125,6 +130,7 @@ impl<'a> Builder<'a> {
             options: *options,
             unknowns: 0,
             skipped_key: "",
+            open_read_through: 0,
         }
     }
 
@@ -227,6 +233,10 @@ impl<'a> Builder<'a> {
                 "internal: not an object".into(),
             ));
         };
+        if prog.longest_attr_name > self.options.limits.max_string_len {
+            let name = &prog.attr_names[attrs.start as usize + j as usize];
+            check_key_len(name, self.options.limits.max_string_len, at)?;
+        }
         if *bits == u32::MAX && j != *next {
             let words = (attrs.len as usize).div_ceil(64);
             *bits = self.seen_bits.len() as u32;
@@ -265,8 +275,8 @@ impl<'a> Builder<'a> {
 
     /// Checks that may fail once a container is complete; the frame is still `cur`, so an
     /// error gets the container's path.
-    fn check_complete(&mut self, cur: &Frame<'a>) -> Result<(), Pending> {
-        match &cur.kind {
+    fn check_complete(&mut self, cur: &mut Frame<'a>) -> Result<(), Pending> {
+        match &mut cur.kind {
             Kind::Seq {
                 out, elem, items, ..
             } => {
@@ -290,9 +300,33 @@ impl<'a> Builder<'a> {
                 }
             }
             Kind::Object { .. } => self.object_complete(cur)?,
+            // `["dynamic", V]` is V itself (V's wrapper already read through).
+            Kind::Dynamic { sub, value, .. } if sub.root_type == Type::Dynamic => {
+                if let Value::Dynamic(d) = *value {
+                    (*sub, *value) = (d.program, d.value);
+                }
+            }
+            Kind::Dynamic { sub, value, .. } if !sub.concrete => {
+                self.open_read_through = self.open_read_through.saturating_sub(1);
+                if self.open_read_through == 0 {
+                    let max_types = self.options.limits.max_dynamic_types;
+                    let (p, v) =
+                        read_through::read_through(self.root, self.bump, sub, *value, max_types)
+                            .map_err(|(kind, msg)| Pending::new(kind, cur.start, msg))?;
+                    (*sub, *value) = (p, v);
+                }
+            }
             _ => {}
         }
         Ok(())
+    }
+
+    /// Called when a dynamic wrapper of program `sub` opens.
+    #[inline]
+    pub(super) fn dynamic_opened(&mut self, sub: &Program) {
+        if !sub.concrete && sub.root_type != Type::Dynamic {
+            self.open_read_through += 1;
+        }
     }
 
     /// Turns a complete frame into its value.
@@ -445,4 +479,20 @@ fn item_count_message(n: u64, items: ItemLimits) -> String {
     } else {
         format!("at most {} blocks are allowed ({n} given)", items.max)
     }
+}
+
+/// Every key counts against `max_string_len`, attribute names included, in both formats:
+/// the one rule of [`crate::Limits::max_string_len`]. (Only reached when the program has a
+/// name longer than the limit.)
+#[cold]
+#[inline(never)]
+fn check_key_len(name: &str, max: u32, at: usize) -> Result<(), Pending> {
+    if name.len() > max as usize {
+        let msg = format!(
+            "string of {} bytes exceeds max_string_len ({max})",
+            name.len()
+        );
+        return Err(Pending::new(ErrorKind::Limit, at, msg));
+    }
+    Ok(())
 }

@@ -363,6 +363,7 @@ impl<'a> Vm<'a> {
             DynKey::Both => return Err(missing(at, "type")),
         }
         self.dyns.push(end);
+        self.b.dynamic_opened(sub);
         let kind = Kind::Dynamic {
             outer: self.b.prog,
             sub,

@@ -15,4 +15,5 @@ mod mp_items;
 mod mp_reader;
 pub(crate) mod msgpack;
 mod path;
+mod read_through;
 mod refine;

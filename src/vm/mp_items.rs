@@ -263,6 +263,7 @@ impl<'a> Vm<'a> {
                 return Err(Pending::new(ErrorKind::InvalidType, type_at, msg));
             }
         };
+        self.b.dynamic_opened(sub);
         let kind = Kind::Dynamic {
             outer: self.b.prog,
             sub,

@@ -242,7 +242,8 @@ impl D<'_> {
         let (s, e) = self.raw_string()?;
         let raw = &self.buf[s..e];
         // A key with escapes is decoded (and checked) before the colon; a plain one is
-        // matched as it is and checked only if it matches no attribute.
+        // matched as it is. Every key counts against `max_string_len`, after the check
+        // that it names an attribute.
         let escaped = raw.contains(&b'\\');
         let key: Vec<u8> = if escaped {
             unescape(raw)?.into_bytes()
@@ -265,6 +266,9 @@ impl D<'_> {
             let depth = self.opts.limits.max_depth.saturating_sub(level);
             return self.skip(depth);
         };
+        if key.len() > self.opts.limits.max_string_len as usize {
+            return Err(ErrorKind::Limit);
+        }
         if slots[j].is_some() {
             return Err(ErrorKind::DuplicateKey);
         }
@@ -313,10 +317,7 @@ impl D<'_> {
                 assert!(!more, "a third key is an error in wrapper_next");
             }
         }
-        Ok(match v {
-            v @ (RV::Null | RV::Unknown(_)) => v,
-            v => RV::Dynamic(t, Box::new(v)),
-        })
+        super::wrapper(t, v)
     }
 
     /// The first key of a wrapper and its colon: `Some(true)` "type", `Some(false)` "value";

@@ -21,19 +21,9 @@ pub mod json;
 pub mod mp;
 pub mod num;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use tfwire::{ErrorKind, Limits, Number, Program, Type, Value};
 
-use tfwire::{Limits, Number, Program, Type, Value};
-
-/// While true (the default), the reference reproduces the VM bugs listed in
-/// `fuzz/README.md` ("Open findings") so that fuzzing goes on past them;
-/// `tests/regressions.rs` turns it off to replay the `open-*` inputs against the correct
-/// behaviour.
-pub static EMULATE_KNOWN_BUGS: AtomicBool = AtomicBool::new(true);
-
-pub fn known_bugs() -> bool {
-    EMULATE_KNOWN_BUGS.load(Ordering::Relaxed)
-}
+type R<T> = Result<T, ErrorKind>;
 
 /// A number as it was decoded (the variant matters: the VM and the reference must agree on
 /// it exactly).
@@ -135,13 +125,94 @@ impl Opts {
     }
 }
 
+/// A decoded wrapper of type `t` holding `v`. When `t` holds `dynamic`, go-cty reads
+/// through: the value's type is built from its parts (`cty.ListVal`, `ObjectVal`, …) and the
+/// inner wrappers (already read through, this reference being recursive) disappear.
+pub fn wrapper(t: Type, v: RV) -> R<RV> {
+    // A value's type has no optional attributes.
+    let t = t.without_optional_deep();
+    let (t, v) = if t.has_dynamic() {
+        read_through(&t, v)?
+    } else {
+        (t, v)
+    };
+    Ok(match v {
+        v @ (RV::Null | RV::Unknown(_)) => v,
+        v => RV::Dynamic(t, Box::new(v)),
+    })
+}
+
+fn read_through(t: &Type, v: RV) -> R<(Type, RV)> {
+    Ok(match (t, v) {
+        (_, v @ (RV::Null | RV::Unknown(_))) => (t.clone(), v),
+        (Type::Dynamic, RV::Dynamic(ct, inner)) => (ct, *inner),
+        (Type::List(e), RV::List(vs)) => {
+            let (et, vs) = elements(e, vs)?;
+            (Type::List(Box::new(et)), RV::List(vs))
+        }
+        (Type::Set(e), RV::Set(vs)) => {
+            let (et, vs) = elements(e, vs)?;
+            (Type::Set(Box::new(et)), RV::Set(vs))
+        }
+        (Type::Map(e), RV::Map(kv)) => {
+            let (keys, vs): (Vec<String>, Vec<RV>) = kv.into_iter().unzip();
+            let (et, vs) = elements(e, vs)?;
+            (
+                Type::Map(Box::new(et)),
+                RV::Map(keys.into_iter().zip(vs).collect()),
+            )
+        }
+        (Type::Tuple(ts), RV::Tuple(vs)) => {
+            let parts: Vec<(Type, RV)> = ts
+                .iter()
+                .zip(vs)
+                .map(|(t, v)| read_through(t, v))
+                .collect::<R<_>>()?;
+            let (ts, vs) = parts.into_iter().unzip();
+            (Type::Tuple(ts), RV::Tuple(vs))
+        }
+        (Type::Object(o), RV::Object(kv)) => {
+            let mut attrs = Vec::new();
+            let mut values = Vec::new();
+            for ((name, t), (_, v)) in o.attrs().iter().zip(kv) {
+                let (t, v) = read_through(t, v)?;
+                attrs.push((name.clone(), t));
+                values.push((name.clone(), v));
+            }
+            let o = tfwire::schema::ObjectType::new(attrs, &[]).unwrap();
+            (Type::Object(o), RV::Object(values))
+        }
+        (t, v) => (t.clone(), v),
+    })
+}
+
+/// `cty.ListVal`: the first element type that is not `dynamic` is the element type (`e` if
+/// there is none); every other one must equal it.
+fn elements(e: &Type, vs: Vec<RV>) -> R<(Type, Vec<RV>)> {
+    let mut first: Option<Type> = None;
+    let mut out = Vec::new();
+    for v in vs {
+        let (t, v) = read_through(e, v)?;
+        if t != Type::Dynamic {
+            match &first {
+                None => first = Some(t),
+                Some(f) if *f != t => return Err(ErrorKind::InconsistentTypes),
+                Some(_) => {}
+            }
+        }
+        out.push(v);
+    }
+    Ok((first.unwrap_or_else(|| e.clone()), out))
+}
+
 /// The value a generated wire plan decodes to: a null or unknown inside a dynamic wrapper
-/// loses its type.
+/// loses its type, and a wrapper's type loses its optional-attribute markers.
 pub fn expected(v: &RV) -> RV {
     match v {
         RV::Dynamic(t, inner) => match expected(inner) {
             x @ (RV::Null | RV::Unknown(_)) => x,
-            x => RV::Dynamic(t.clone(), Box::new(x)),
+            // A value's type has no optional-attribute markers.
+            x => RV::Dynamic(t.clone().without_optional_deep(), Box::new(x)),
         },
         RV::List(e) => RV::List(e.iter().map(expected).collect()),
         RV::Set(e) => RV::Set(e.iter().map(expected).collect()),

@@ -167,12 +167,8 @@ impl D<'_> {
                 let n = self.map_header(ErrorKind::TypeMismatch)?;
                 self.enter(level + 1)?;
                 let mut slots: Vec<Option<RV>> = vec![None; o.attrs().len()];
-                let mut next = 0;
                 for _ in 0..n {
-                    let k = match self.expected_key(o, next) {
-                        Some(len) => &self.buf[self.pos - len..self.pos],
-                        None => self.key_bytes()?,
-                    };
+                    let k = self.key_bytes()?;
                     let Some(j) = o.attrs().iter().position(|(name, _)| name.as_bytes() == k)
                     else {
                         std::str::from_utf8(k).map_err(|_| ErrorKind::InvalidUtf8)?;
@@ -185,7 +181,6 @@ impl D<'_> {
                     if slots[j].is_some() {
                         return Err(ErrorKind::DuplicateKey);
                     }
-                    next = j + 1;
                     slots[j] = Some(self.value(&o.attrs()[j].1, level + 1)?);
                 }
                 if slots.iter().any(Option::is_none) && !self.opts.missing_null {
@@ -218,35 +213,10 @@ impl D<'_> {
                 let json = self.bytes(n as usize)?.to_vec();
                 let t = self.dynamic_type(json)?;
                 self.enter(level + 1)?;
-                match self.value(&t, level + 1)? {
-                    v @ (RV::Null | RV::Unknown(_)) => Ok(v),
-                    v => Ok(RV::Dynamic(t, Box::new(v))),
-                }
+                let v = self.value(&t, level + 1)?;
+                super::wrapper(t, v)
             }
         }
-    }
-
-    /// Open finding: the VM matches the key of the attribute after the last one matched as
-    /// its shortest encoding, without `max_string_len`. With the known bugs emulated, such a
-    /// key is consumed here (the name's length returned) and escapes the limit.
-    fn expected_key(&mut self, o: &tfwire::schema::ObjectType, next: usize) -> Option<usize> {
-        let name = o.attrs().get(next)?.0.as_bytes();
-        let mut enc = Vec::new();
-        match name.len() {
-            n @ 0..=31 => enc.push(0xa0 | n as u8),
-            n @ 32..=0xff => enc.extend([0xd9, n as u8]),
-            n @ 0x100..=0xffff => enc.extend([0xda, (n >> 8) as u8, n as u8]),
-            n => {
-                enc.push(0xdb);
-                enc.extend_from_slice(&(n as u32).to_be_bytes());
-            }
-        }
-        enc.extend_from_slice(name);
-        if !super::known_bugs() || !self.buf[self.pos..].starts_with(&enc) {
-            return None;
-        }
-        self.pos += enc.len();
-        Some(name.len())
     }
 
     /// The type of a dynamic wrapper, through a cache as bounded as the VM's.
