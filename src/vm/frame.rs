@@ -117,6 +117,10 @@ pub(super) struct Builder<'a> {
     /// Open dynamic wrappers whose type holds `dynamic`: only the outermost reads through
     /// (`read_through.rs`), once.
     pub(super) open_read_through: u32,
+    /// True once a program of this decode has an attribute name longer than
+    /// `max_string_len`: only then does a key that names an attribute need its length
+    /// checked (the one key rule of `max_string_len`).
+    pub(super) check_key_lengths: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -131,6 +135,7 @@ impl<'a> Builder<'a> {
             unknowns: 0,
             skipped_key: "",
             open_read_through: 0,
+            check_key_lengths: program.longest_attr_name > options.limits.max_string_len,
         }
     }
 
@@ -233,10 +238,6 @@ impl<'a> Builder<'a> {
                 "internal: not an object".into(),
             ));
         };
-        if prog.longest_attr_name > self.options.limits.max_string_len {
-            let name = &prog.attr_names[attrs.start as usize + j as usize];
-            check_key_len(name, self.options.limits.max_string_len, at)?;
-        }
         if *bits == u32::MAX && j != *next {
             let words = (attrs.len as usize).div_ceil(64);
             *bits = self.seen_bits.len() as u32;
@@ -324,6 +325,7 @@ impl<'a> Builder<'a> {
     /// Called when a dynamic wrapper of program `sub` opens.
     #[inline]
     pub(super) fn dynamic_opened(&mut self, sub: &Program) {
+        self.check_key_lengths |= sub.longest_attr_name > self.options.limits.max_string_len;
         if !sub.concrete && sub.root_type != Type::Dynamic {
             self.open_read_through += 1;
         }
@@ -481,18 +483,22 @@ fn item_count_message(n: u64, items: ItemLimits) -> String {
     }
 }
 
-/// Every key counts against `max_string_len`, attribute names included, in both formats:
-/// the one rule of [`crate::Limits::max_string_len`]. (Only reached when the program has a
-/// name longer than the limit.)
-#[cold]
-#[inline(never)]
-fn check_key_len(name: &str, max: u32, at: usize) -> Result<(), Pending> {
-    if name.len() > max as usize {
-        let msg = format!(
-            "string of {} bytes exceeds max_string_len ({max})",
-            name.len()
-        );
-        return Err(Pending::new(ErrorKind::Limit, at, msg));
+impl<'a> Builder<'a> {
+    /// Every key counts against `max_string_len`, attribute names included, in both formats:
+    /// the one rule of [`crate::Limits::max_string_len`]. Called for a key that matched
+    /// attribute `j` of `attrs` (only when `check_key_lengths`).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn check_key_len(&self, attrs: Span, j: u32, at: usize) -> Result<(), Pending> {
+        let name = &self.prog.attr_names[attrs.start as usize + j as usize];
+        let max = self.options.limits.max_string_len;
+        if name.len() > max as usize {
+            let msg = format!(
+                "string of {} bytes exceeds max_string_len ({max})",
+                name.len()
+            );
+            return Err(Pending::new(ErrorKind::Limit, at, msg));
+        }
+        Ok(())
     }
-    Ok(())
 }

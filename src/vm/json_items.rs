@@ -250,6 +250,9 @@ impl<'a> Vm<'a> {
         self.pos = colon(self.buf, end + 1)?;
         match j {
             Some(j) => {
+                if self.b.check_key_lengths {
+                    self.b.check_key_len(attrs, j, at)?;
+                }
                 let (op, code) = self.b.accept_attr(cur, j, at)?;
                 Ok(Some((j, op, code)))
             }

@@ -350,7 +350,8 @@ impl<'a> Vm<'a> {
         let at = self.r.pos;
         // Fast path: the key expected after the last match, pre-encoded.
         let mut found = None;
-        if *next < attrs.len {
+        // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
+        if *next < attrs.len && !self.b.check_key_lengths {
             let k = attrs.start as usize + *next as usize;
             if let Some(key) = prog.attrs.get(k) {
                 if key.matches(self.r.buf, at) {
