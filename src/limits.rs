@@ -30,6 +30,16 @@ pub struct Limits {
     pub max_refinement_len: u32,
     /// Largest type JSON of a dynamic value, in bytes.
     pub max_type_json_len: u32,
+    /// Most values in one decode: every element of every list, set, tuple and map, and every
+    /// attribute of every object (present or not), counted as each container is allocated.
+    pub max_values: u64,
+    /// Most arena bytes one decode spends on its containers: the value slots of lists, sets,
+    /// tuples and maps (24 bytes each, 40 for a map entry) and of objects (24 bytes for every
+    /// attribute of the type, whatever the input holds). This is the memory that can outgrow
+    /// the input: `[{},{},…]` for an object type of 1,000 attributes is 3 input bytes per
+    /// 24,000 arena bytes. Everything else a decode puts in the arena (unescaped strings,
+    /// decimal text, refinements) is at most a small multiple of the input's size.
+    pub max_arena_bytes: u64,
     /// Most distinct dynamic types one program caches (compiled dynamic types are kept for
     /// the program's lifetime; this bounds that memory).
     pub max_dynamic_types: u32,
@@ -44,6 +54,8 @@ impl Limits {
         max_refinement_len: 1024,
         max_type_json_len: 1 << 20,
         max_dynamic_types: 10_000,
+        max_values: u64::MAX,
+        max_arena_bytes: 1 << 30,
     };
 }
 

@@ -121,6 +121,10 @@ pub(super) struct Builder<'a> {
     /// `max_string_len`: only then does a key that names an attribute need its length
     /// checked (the one key rule of `max_string_len`).
     pub(super) check_key_lengths: bool,
+    /// Values and container arena bytes allocated so far (`Limits::max_values`,
+    /// `Limits::max_arena_bytes`).
+    pub(super) values: u64,
+    pub(super) arena_bytes: u64,
 }
 
 impl<'a> Builder<'a> {
@@ -136,6 +140,8 @@ impl<'a> Builder<'a> {
             skipped_key: "",
             open_read_through: 0,
             check_key_lengths: program.longest_attr_name > options.limits.max_string_len,
+            values: 0,
+            arena_bytes: 0,
         }
     }
 
@@ -196,9 +202,44 @@ impl<'a> Builder<'a> {
         Ok((value, false))
     }
 
+    /// Charges a container of `n` values of `size` bytes each against `max_values` and
+    /// `max_arena_bytes`, before it is allocated.
+    #[inline(always)]
+    pub(super) fn charge(&mut self, n: u32, size: usize, at: usize) -> Result<(), Pending> {
+        self.values += n as u64;
+        self.arena_bytes += n as u64 * size as u64;
+        let limits = &self.options.limits;
+        if self.values > limits.max_values || self.arena_bytes > limits.max_arena_bytes {
+            return Err(self.over_budget(at));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget(&self, at: usize) -> Pending {
+        let limits = &self.options.limits;
+        let msg = if self.values > limits.max_values {
+            format!("more than max_values ({}) values", limits.max_values)
+        } else {
+            format!(
+                "more than max_arena_bytes ({}) bytes of containers",
+                limits.max_arena_bytes
+            )
+        };
+        Pending::new(ErrorKind::Limit, at, msg)
+    }
+
     /// A new object frame for `len` entries on the wire.
     #[inline]
-    pub(super) fn object_frame(&self, op: OpId, attrs: Span, len: u32, at: usize) -> Frame<'a> {
+    pub(super) fn object_frame(
+        &mut self,
+        op: OpId,
+        attrs: Span,
+        len: u32,
+        at: usize,
+    ) -> Result<Frame<'a>, Pending> {
+        self.charge(attrs.len, std::mem::size_of::<Value>(), at)?;
         let out = self
             .bump
             .alloc_slice_fill_copy(attrs.len as usize, Value::Null);
@@ -210,7 +251,7 @@ impl<'a> Builder<'a> {
             current: u32::MAX,
             bits: u32::MAX,
         };
-        Frame::new(kind, len, at)
+        Ok(Frame::new(kind, len, at))
     }
 
     /// Records that attribute `j` of the object `cur` arrived (its key at `at`) and returns

@@ -117,7 +117,7 @@ impl<'a> Vm<'a> {
             match child {
                 Some(frame) => self.b.push(cur, frame)?,
                 None => {
-                    self.seal(cur);
+                    self.seal(cur)?;
                     let (value, root) = self.b.complete_take(cur)?;
                     if root {
                         return Ok(value);
@@ -144,22 +144,26 @@ impl<'a> Vm<'a> {
     /// A list's or map's elements move from the scratch vector into its arena slice (and
     /// its length becomes known, so errors of the complete container stop at its path).
     #[inline(always)]
-    fn seal(&mut self, cur: &mut Frame<'a>) {
+    fn seal(&mut self, cur: &mut Frame<'a>) -> Result<(), Pending> {
         let n = cur.index as usize;
         cur.len = cur.index;
         match &mut cur.kind {
             Kind::Seq { out, .. } => {
+                self.b.charge(cur.index, size_of::<Value>(), cur.start)?;
                 let start = self.seq.len() - n;
                 *out = self.b.bump.alloc_slice_copy(&self.seq[start..]);
                 self.seq.truncate(start);
             }
             Kind::Map { out, .. } => {
+                self.b
+                    .charge(cur.index, size_of::<(&str, Value)>(), cur.start)?;
                 let start = self.map.len() - n;
                 *out = self.b.bump.alloc_slice_copy(&self.map[start..]);
                 self.map.truncate(start);
             }
             _ => {}
         }
+        Ok(())
     }
 
     /// On error: gives the open maps their entries so far, so the error path shows the key.

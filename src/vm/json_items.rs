@@ -90,6 +90,7 @@ impl<'a> Vm<'a> {
             }
             (Op::Tuple { elems }, b'[') => {
                 self.pos = at + 1;
+                self.b.charge(elems.len, size_of::<Value>(), at)?;
                 let out = self
                     .b
                     .bump
@@ -110,7 +111,7 @@ impl<'a> Vm<'a> {
             }
             (Op::Object { attrs }, b'{') => {
                 self.pos = at + 1;
-                Ok(Item::Push(self.b.object_frame(op, attrs, u32::MAX, at)))
+                Ok(Item::Push(self.b.object_frame(op, attrs, u32::MAX, at)?))
             }
             (Op::Dynamic, b'{') => self.dynamic(at).map(Item::Push),
             // go-cty's coercions.

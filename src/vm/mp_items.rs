@@ -11,6 +11,10 @@ use crate::number::{is_valid_decimal, Number};
 use crate::program::{Op, OpId, Program};
 use crate::value::Value;
 
+/// Arena bytes of a value slot and of a map entry.
+const VALUE: usize = std::mem::size_of::<Value>();
+const ENTRY: usize = std::mem::size_of::<(&str, Value)>();
+
 impl<'a> Vm<'a> {
     /// Decodes one value of op `op` (`code` is its instruction): a scalar at once, a container
     /// as a new frame to fill.
@@ -59,6 +63,7 @@ impl<'a> Vm<'a> {
             Op::List { elem, items } | Op::Set { elem, items } => {
                 let set = matches!(code, Op::Set { .. });
                 let len = self.array_len(m, at, if set { "set" } else { "list" })?;
+                self.b.charge(len, VALUE, at)?;
                 let out = self.b.bump.alloc_slice_fill_copy(len as usize, Value::Null);
                 let kind = Kind::Seq {
                     out,
@@ -74,11 +79,13 @@ impl<'a> Vm<'a> {
                     let msg = format!("a tuple of length {} is required ({len} given)", elems.len);
                     return Err(Pending::new(ErrorKind::WrongLength, at, msg));
                 }
+                self.b.charge(len, VALUE, at)?;
                 let out = self.b.bump.alloc_slice_fill_copy(len as usize, Value::Null);
                 Ok(Item::Push(Frame::new(Kind::Tuple { out, elems }, len, at)))
             }
             Op::Map { elem } => {
                 let len = self.map_len(m, at, "map")?;
+                self.b.charge(len, ENTRY, at)?;
                 let out = self
                     .b
                     .bump
@@ -87,7 +94,7 @@ impl<'a> Vm<'a> {
             }
             Op::Object { attrs } => {
                 let len = self.map_len(m, at, "object")?;
-                Ok(Item::Push(self.b.object_frame(op, attrs, len, at)))
+                Ok(Item::Push(self.b.object_frame(op, attrs, len, at)?))
             }
             Op::Dynamic => self.dynamic(m, at).map(Item::Push),
         }
