@@ -5,56 +5,61 @@
 //!
 //! Run: `cargo bench --bench json` (`TFWIRE_SHARED` names the shared directory).
 
+use std::hint::black_box;
+
 use bumpalo::Bump;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 use tfwire::Program;
 
-#[path = "workloads.rs"]
+#[path = "support/workloads.rs"]
 mod workloads;
 
 fn bench(c: &mut Criterion) {
     for w in workloads::load("json") {
         let program = Program::from_schema_json(&w.schema).expect("schema compiles");
         let input = &w.input[..];
-        let mut group = c.benchmark_group(format!("json/{}", w.name));
-        group.throughput(Throughput::Bytes(input.len() as u64));
-        group.sample_size(20);
         let mut bump = Bump::new();
-        group.bench_function("tfwire", |b| {
-            b.iter(|| {
-                bump.reset();
-                std::hint::black_box(program.decode_json(input, &bump).expect("decodes"));
-            })
-        });
-        group.bench_function("serde_json_value", |b| {
-            b.iter(|| {
-                let v: serde_json::Value = serde_json::from_slice(input).expect("decodes");
-                std::hint::black_box(v);
-            })
-        });
-        let mut buf = Vec::with_capacity(input.len());
-        let mut buffers = simd_json::Buffers::new(input.len());
+        let mut contenders: Vec<workloads::Contender<'_>> = vec![
+            (
+                "tfwire",
+                Box::new(move || {
+                    bump.reset();
+                    black_box(program.decode_json(input, &bump).expect("decodes"));
+                }),
+            ),
+            (
+                "serde_json_value",
+                Box::new(|| {
+                    let v: serde_json::Value = serde_json::from_slice(input).expect("decodes");
+                    black_box(v);
+                }),
+            ),
+        ];
         if simd_json::to_borrowed_value(&mut input.to_vec()).is_ok() {
-            group.bench_function("simd_json_borrowed", |b| {
-                b.iter(|| {
+            let mut buf = Vec::with_capacity(input.len());
+            let mut buffers = simd_json::Buffers::new(input.len());
+            contenders.push((
+                "simd_json_borrowed",
+                Box::new(move || {
                     buf.clear();
                     buf.extend_from_slice(input);
                     let v = simd_json::to_borrowed_value_with_buffers(&mut buf, &mut buffers)
                         .expect("decodes");
-                    std::hint::black_box(&v);
-                })
-            });
+                    black_box(&v);
+                }),
+            ));
         } else {
             // simd-json rejects integers beyond 64 bits (number_heavy): nothing to time.
             eprintln!("json/{}: simd-json cannot parse this input", w.name);
         }
-        group.bench_function("sonic_rs_value", |b| {
-            b.iter(|| {
+        contenders.push((
+            "sonic_rs_value",
+            Box::new(|| {
                 let v: sonic_rs::Value = sonic_rs::from_slice(input).expect("decodes");
-                std::hint::black_box(v);
-            })
-        });
-        group.finish();
+                black_box(v);
+            }),
+        ));
+        workloads::group(c, "json", &w, contenders);
     }
 }
 

@@ -1,50 +1,70 @@
 //! MessagePack decoding throughput on `../shared/workloads/` (or, without it, the copies in
 //! `perf/workloads/`): one criterion group per workload, `Throughput::Bytes`, tfwire and every
 //! msgpack peer in the same group: `rmpv::decode::read_value_ref` (zero-copy untyped tree),
-//! `rmpv::decode::read_value` (owned tree), rmp-serde into `rmpv::Value`.
+//! `rmpv::decode::read_value` (owned tree), rmp-serde into `rmpv::Value`, and the bare
+//! skip-walk (`src/cli/skip_walk.rs`: finds the value's end, builds and checks nothing).
+//! tfwire has no skip-only pass of its own: its one mode types and builds.
 //!
 //! Run: `cargo bench --bench msgpack` (`TFWIRE_SHARED` names the shared directory).
 
+use std::hint::black_box;
+
 use bumpalo::Bump;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 use tfwire::Program;
 
-#[path = "workloads.rs"]
+#[path = "support/workloads.rs"]
 mod workloads;
+
+#[path = "../src/cli/skip_walk.rs"]
+mod skip_walk;
 
 fn bench(c: &mut Criterion) {
     for w in workloads::load("msgpack") {
         let program = Program::from_schema_json(&w.schema).expect("schema compiles");
         let input = &w.input[..];
-        let mut group = c.benchmark_group(format!("msgpack/{}", w.name));
-        group.throughput(Throughput::Bytes(input.len() as u64));
-        group.sample_size(20);
         let mut bump = Bump::new();
-        group.bench_function("tfwire", |b| {
-            b.iter(|| {
-                bump.reset();
-                std::hint::black_box(program.decode_msgpack(input, &bump).expect("decodes"));
-            })
-        });
-        group.bench_function("rmpv_read_value_ref", |b| {
-            b.iter(|| {
-                let mut rd = input;
-                std::hint::black_box(rmpv::decode::read_value_ref(&mut rd).expect("decodes"));
-            })
-        });
-        group.bench_function("rmpv_read_value", |b| {
-            b.iter(|| {
-                let mut rd = input;
-                std::hint::black_box(rmpv::decode::read_value(&mut rd).expect("decodes"));
-            })
-        });
-        group.bench_function("rmp_serde_value", |b| {
-            b.iter(|| {
-                let v: rmpv::Value = rmp_serde::from_slice(input).expect("decodes");
-                std::hint::black_box(v);
-            })
-        });
-        group.finish();
+        workloads::group(
+            c,
+            "msgpack",
+            &w,
+            vec![
+                (
+                    "tfwire",
+                    Box::new(move || {
+                        bump.reset();
+                        black_box(program.decode_msgpack(input, &bump).expect("decodes"));
+                    }),
+                ),
+                (
+                    "skip_walk",
+                    Box::new(|| {
+                        assert_eq!(skip_walk::skip_walk(black_box(input)), Some(input.len()));
+                    }),
+                ),
+                (
+                    "rmpv_read_value_ref",
+                    Box::new(|| {
+                        let mut rd = input;
+                        black_box(rmpv::decode::read_value_ref(&mut rd).expect("decodes"));
+                    }),
+                ),
+                (
+                    "rmpv_read_value",
+                    Box::new(|| {
+                        let mut rd = input;
+                        black_box(rmpv::decode::read_value(&mut rd).expect("decodes"));
+                    }),
+                ),
+                (
+                    "rmp_serde_value",
+                    Box::new(|| {
+                        let v: rmpv::Value = rmp_serde::from_slice(input).expect("decodes");
+                        black_box(v);
+                    }),
+                ),
+            ],
+        );
     }
 }
 

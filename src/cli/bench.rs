@@ -293,6 +293,10 @@ fn contenders(case: &Case) -> Vec<Contender<'_>> {
     match case.encoding {
         Encoding::Msgpack => {
             list.push((
+                "skip_walk",
+                Box::new(move || super::skip_walk::skip_walk(input) == Some(input.len())),
+            ));
+            list.push((
                 "rmpv_ref",
                 Box::new(move || {
                     let mut rd = input;

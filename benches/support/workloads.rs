@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use criterion::{Criterion, Throughput};
+
 /// One workload's schema and input in one encoding.
 pub struct Workload {
     pub name: String,
@@ -38,4 +40,19 @@ pub fn load(ext: &str) -> Vec<Workload> {
             })
         })
         .collect()
+}
+
+/// A contender: its name in the group and one decode of the workload's input.
+pub type Contender<'w> = (&'static str, Box<dyn FnMut() + 'w>);
+
+/// One criterion group `FORMAT/WORKLOAD`, `Throughput::Bytes` of the input, every contender
+/// timed in it.
+pub fn group(c: &mut Criterion, format: &str, w: &Workload, contenders: Vec<Contender<'_>>) {
+    let mut group = c.benchmark_group(format!("{format}/{}", w.name));
+    group.throughput(Throughput::Bytes(w.input.len() as u64));
+    group.sample_size(20);
+    for (name, mut decode) in contenders {
+        group.bench_function(name, |b| b.iter(&mut decode));
+    }
+    group.finish();
 }
