@@ -3,47 +3,61 @@
 //! Ops are emitted children first and hash-consed: a sub-type that occurs many times (the
 //! same `tags` map in a thousand resources) becomes one op.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::program::{ItemLimits, Op, OpId, Program, Span};
 use crate::schema::{Block, NestingMode, Type};
 use crate::vm::dyncache::DynCache;
 
-/// Hash-consing key: an op with its side-table contents spelled out.
+/// Hash-consing key: an op with its side-table contents spelled out (attribute names
+/// borrowed from the type being compiled).
 #[derive(PartialEq, Eq, Hash)]
-enum Key {
+enum Key<'t> {
     Leaf(Op),
     Tuple(Vec<OpId>),
-    Object(Vec<(Box<str>, OpId)>),
+    Object(Vec<(&'t str, OpId)>),
 }
 
-struct Compiler {
+struct Compiler<'t> {
     program: Program,
-    seen: HashMap<Key, OpId>,
+    seen: FxHashMap<Key<'t>, OpId>,
 }
 
 pub(crate) fn compile(ty: &Type, block: Option<&Block>) -> Program {
-    let mut c = Compiler {
-        program: Program {
-            ops: Vec::new(),
-            attr_names: Vec::new(),
-            longest_attr_name: 0,
-            attrs: Vec::new(),
-            tuple_elems: Vec::new(),
-            root: OpId(0),
-            root_type: ty.clone(),
-            concrete: !ty.has_dynamic(),
-            dyn_cache: DynCache::default(),
-        },
-        seen: HashMap::new(),
-    };
-    let root = c.compile(ty, block, ItemLimits::default());
-    c.program.root = root;
-    c.program
+    compile_owned(ty.clone(), block)
 }
 
-impl Compiler {
-    fn push(&mut self, key: Key, op: Op) -> OpId {
+/// [`compile`], keeping `ty` as the program's type without copying it.
+pub(crate) fn compile_owned(ty: Type, block: Option<&Block>) -> Program {
+    let (mut program, root) = {
+        let mut c = Compiler::new(&ty);
+        let root = c.compile(&ty, block, ItemLimits::default());
+        (c.program, root)
+    };
+    program.root = root;
+    program.root_type = ty;
+    program
+}
+
+impl<'t> Compiler<'t> {
+    fn new(ty: &Type) -> Compiler<'t> {
+        Compiler {
+            program: Program {
+                ops: Vec::new(),
+                attr_names: Vec::new(),
+                longest_attr_name: 0,
+                attrs: Vec::new(),
+                tuple_elems: Vec::new(),
+                root: OpId(0),
+                root_type: Type::Dynamic,
+                concrete: !ty.has_dynamic(),
+                dyn_cache: DynCache::default(),
+            },
+            seen: FxHashMap::default(),
+        }
+    }
+
+    fn push(&mut self, key: Key<'t>, op: Op) -> OpId {
         if let Some(&id) = self.seen.get(&key) {
             return id;
         }
@@ -55,7 +69,7 @@ impl Compiler {
 
     /// `block` annotates an object type that is a schema block's implied type; `items` holds
     /// the limits of the LIST/SET block this type is the collection of.
-    fn compile(&mut self, ty: &Type, block: Option<&Block>, items: ItemLimits) -> OpId {
+    fn compile(&mut self, ty: &'t Type, block: Option<&Block>, items: ItemLimits) -> OpId {
         let op = match ty {
             Type::Bool => Op::Bool,
             Type::Number => Op::Number,
@@ -77,31 +91,39 @@ impl Compiler {
                     .iter()
                     .map(|t| self.compile(t, None, ItemLimits::default()))
                     .collect();
-                if let Some(&id) = self.seen.get(&Key::Tuple(elems.clone())) {
+                let key = Key::Tuple(elems);
+                if let Some(&id) = self.seen.get(&key) {
                     return id;
                 }
+                let Key::Tuple(elems) = &key else {
+                    unreachable!("built above")
+                };
                 let span = span(self.program.tuple_elems.len(), elems.len());
-                self.program.tuple_elems.extend_from_slice(&elems);
-                return self.push(Key::Tuple(elems), Op::Tuple { elems: span });
+                self.program.tuple_elems.extend_from_slice(elems);
+                return self.push(key, Op::Tuple { elems: span });
             }
             Type::Object(o) => {
-                let mut attrs: Vec<(Box<str>, OpId)> = Vec::with_capacity(o.attrs().len());
+                let mut attrs: Vec<(&'t str, OpId)> = Vec::with_capacity(o.attrs().len());
                 for (name, t) in o.attrs() {
                     let (nested, limits) = nested_block(block, name);
-                    attrs.push((name.as_str().into(), self.compile(t, nested, limits)));
+                    attrs.push((name.as_str(), self.compile(t, nested, limits)));
                 }
-                if let Some(&id) = self.seen.get(&Key::Object(attrs.clone())) {
+                let key = Key::Object(attrs);
+                if let Some(&id) = self.seen.get(&key) {
                     return id;
                 }
+                let Key::Object(attrs) = &key else {
+                    unreachable!("built above")
+                };
                 let span = span(self.program.attr_names.len(), attrs.len());
-                for (name, op) in &attrs {
+                for &(name, op) in attrs {
                     let code = self.program.ops[op.index()];
-                    self.program.attrs.push(AttrEntry::new(name, *op, code));
+                    self.program.attrs.push(AttrEntry::new(name, op, code));
                     let len = u32::try_from(name.len()).unwrap_or(u32::MAX);
                     self.program.longest_attr_name = self.program.longest_attr_name.max(len);
-                    self.program.attr_names.push(name.clone());
+                    self.program.attr_names.push(name.into());
                 }
-                return self.push(Key::Object(attrs), Op::Object { attrs: span });
+                return self.push(key, Op::Object { attrs: span });
             }
         };
         self.push(Key::Leaf(op), op)

@@ -133,7 +133,7 @@ impl Program {
 
     /// Compiles a schema block (its implied type, with the blocks' item limits).
     pub fn from_block(block: &Block) -> Program {
-        crate::compile::compile(&block.implied_type(), Some(block))
+        crate::compile::compile_owned(block.implied_type(), Some(block))
     }
 
     /// Compiles compact type JSON such as `["list","string"]`.
@@ -159,7 +159,7 @@ impl Program {
         sel: &SchemaSelector,
     ) -> Result<Program, SchemaError> {
         let ty = source.select(sel)?;
-        Ok(crate::compile::compile(&ty, source.select_block(sel)?))
+        Ok(crate::compile::compile_owned(ty, source.select_block(sel)?))
     }
 
     /// The type this program decodes.

@@ -45,7 +45,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use serde_json::{Map, Value as Json};
+use super::json_tree::{Json, Map};
 
 use super::{Attribute, AttributeKind, Block, NestedBlock, NestedType, NestingMode, Type};
 use crate::error::SchemaError;
@@ -107,7 +107,7 @@ pub struct Schema {
 impl SchemaSource {
     /// Parses any of the accepted forms (see the module docs).
     pub fn parse(text: &str) -> Result<SchemaSource, SchemaError> {
-        let json: Json = serde_json::from_str(text)
+        let json: Json<'_> = serde_json::from_str(text)
             .map_err(|e| SchemaError::new(format!("schema is not valid JSON: {e}")))?;
         let Json::Object(top) = &json else {
             return Err(SchemaError::new(format!(
@@ -124,7 +124,7 @@ impl SchemaSource {
                     "a {\"type\": T} wrapper must have no other keys",
                 ));
             }
-            return Type::from_json_value(t)
+            return Type::from_json_value(&t.to_value())
                 .map(SchemaSource::Type)
                 .map_err(|e| {
                     SchemaError::new(format!("invalid type constraint JSON {t}: {}", e.message()))
@@ -187,11 +187,11 @@ impl ProviderSchemas {
         }
     }
 
-    fn from_json_map(top: &Map<String, Json>) -> Result<ProviderSchemas, SchemaError> {
+    fn from_json_map(top: &Map<'_>) -> Result<ProviderSchemas, SchemaError> {
         let root = &Path::ROOT;
         let format_version = match top.get("format_version") {
             None | Some(Json::Null) => None,
-            Some(Json::String(s)) => Some(s.clone()),
+            Some(Json::String(s)) => Some(s.to_string()),
             Some(other) => return Err(expected(root, "format_version", "a string", other)),
         };
         let mut providers = BTreeMap::new();
@@ -211,7 +211,7 @@ impl ProviderSchemas {
             let resources = schema_map(p, "resource_schemas", "resource", &path)?;
             let data_sources = schema_map(p, "data_source_schemas", "data source", &path)?;
             providers.insert(
-                addr.clone(),
+                addr.to_string(),
                 ProviderSchema {
                     provider,
                     resources,
@@ -401,11 +401,11 @@ fn error_at(path: &Path<'_>, msg: impl fmt::Display) -> SchemaError {
 }
 
 /// `obj[key]` as an object; `None` when absent or null.
-fn object_member<'j>(
-    obj: &'j Map<String, Json>,
+fn object_member<'j, 'a>(
+    obj: &'j Map<'a>,
     key: &str,
     path: &Path<'_>,
-) -> Result<Option<&'j Map<String, Json>>, SchemaError> {
+) -> Result<Option<&'j Map<'a>>, SchemaError> {
     match obj.get(key) {
         None | Some(Json::Null) => Ok(None),
         Some(Json::Object(m)) => Ok(Some(m)),
@@ -413,7 +413,7 @@ fn object_member<'j>(
     }
 }
 
-fn bool_member(obj: &Map<String, Json>, key: &str, path: &Path<'_>) -> Result<bool, SchemaError> {
+fn bool_member(obj: &Map<'_>, key: &str, path: &Path<'_>) -> Result<bool, SchemaError> {
     match obj.get(key) {
         None | Some(Json::Null) => Ok(false),
         Some(Json::Bool(b)) => Ok(*b),
@@ -421,7 +421,7 @@ fn bool_member(obj: &Map<String, Json>, key: &str, path: &Path<'_>) -> Result<bo
     }
 }
 
-fn u64_member(obj: &Map<String, Json>, key: &str, path: &Path<'_>) -> Result<u64, SchemaError> {
+fn u64_member(obj: &Map<'_>, key: &str, path: &Path<'_>) -> Result<u64, SchemaError> {
     match obj.get(key) {
         None | Some(Json::Null) => Ok(0),
         Some(v) => v
@@ -431,10 +431,7 @@ fn u64_member(obj: &Map<String, Json>, key: &str, path: &Path<'_>) -> Result<u64
 }
 
 /// A nesting mode name: `Ok(None)` for an unknown name (or an absent / null one).
-fn nesting_member(
-    obj: &Map<String, Json>,
-    path: &Path<'_>,
-) -> Result<Option<NestingMode>, SchemaError> {
+fn nesting_member(obj: &Map<'_>, path: &Path<'_>) -> Result<Option<NestingMode>, SchemaError> {
     match obj.get("nesting_mode") {
         None | Some(Json::Null) => Ok(None),
         Some(Json::String(s)) => Ok(NestingMode::from_name(s)),
@@ -443,7 +440,7 @@ fn nesting_member(
 }
 
 fn schema_map(
-    provider: &Map<String, Json>,
+    provider: &Map<'_>,
     key: &str,
     label: &'static str,
     path: &Path<'_>,
@@ -454,7 +451,7 @@ fn schema_map(
         match s {
             Json::Null => continue,
             Json::Object(s) => {
-                out.insert(name.clone(), schema(s, &path)?);
+                out.insert(name.to_string(), schema(s, &path)?);
             }
             other => return Err(expected(&path, "", "an object", other)),
         }
@@ -463,7 +460,7 @@ fn schema_map(
 }
 
 /// `{"version":n,"block":{…}}`.
-fn schema(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Schema, SchemaError> {
+fn schema(obj: &Map<'_>, path: &Path<'_>) -> Result<Schema, SchemaError> {
     let version = match obj.get("version") {
         None | Some(Json::Null) => 0,
         Some(v) => v
@@ -477,7 +474,7 @@ fn schema(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Schema, SchemaErro
     Ok(Schema { version, block })
 }
 
-fn block(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Block, SchemaError> {
+fn block(obj: &Map<'_>, path: &Path<'_>) -> Result<Block, SchemaError> {
     let attributes = attributes(obj, path)?;
     let mut block_types = Vec::new();
     for (name, bt) in object_member(obj, "block_types", path)?
@@ -506,7 +503,7 @@ fn block(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Block, SchemaError>
             max_items: u64_member(bt, "max_items", &path)?,
         };
         if !shadowed {
-            block_types.push((name.clone(), nested));
+            block_types.push((name.to_string(), nested));
         }
     }
     Ok(Block {
@@ -516,10 +513,7 @@ fn block(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Block, SchemaError>
 }
 
 /// The `attributes` member of a block or nested type.
-fn attributes(
-    obj: &Map<String, Json>,
-    path: &Path<'_>,
-) -> Result<Vec<(String, Attribute)>, SchemaError> {
+fn attributes(obj: &Map<'_>, path: &Path<'_>) -> Result<Vec<(String, Attribute)>, SchemaError> {
     let mut out = Vec::new();
     for (name, a) in object_member(obj, "attributes", path)?
         .into_iter()
@@ -529,21 +523,34 @@ fn attributes(
         let Json::Object(a) = a else {
             return Err(expected(&path, "", "an object", a));
         };
-        out.push((name.clone(), attribute(a, &path)?));
+        out.push((name.to_string(), attribute(a, &path)?));
     }
     Ok(out)
 }
 
-fn attribute(obj: &Map<String, Json>, path: &Path<'_>) -> Result<Attribute, SchemaError> {
+/// An attribute's `type`: a primitive name at once (most attributes), anything else through
+/// the type JSON parser.
+fn attribute_type(t: &Json<'_>, path: &Path<'_>) -> Result<Type, SchemaError> {
+    if let Json::String(name) = t {
+        match &**name {
+            "string" => return Ok(Type::String),
+            "number" => return Ok(Type::Number),
+            "bool" => return Ok(Type::Bool),
+            "dynamic" => return Ok(Type::Dynamic),
+            _ => {}
+        }
+    }
+    Type::from_json_value(&t.to_value())
+        .map_err(|e| error_at(path, format_args!("invalid type {t}: {}", e.message())))
+}
+
+fn attribute(obj: &Map<'_>, path: &Path<'_>) -> Result<Attribute, SchemaError> {
     let ty = obj.get("type").filter(|t| !t.is_null());
     let nested = object_member(obj, "nested_type", path)?;
     let kind = match (ty, nested) {
         (Some(_), Some(_)) => return Err(error_at(path, "both type and nested_type are set")),
         (None, None) => return Err(error_at(path, "neither type nor nested_type is set")),
-        (Some(t), None) => AttributeKind::Type(
-            Type::from_json_value(t)
-                .map_err(|e| error_at(path, format_args!("invalid type {t}: {}", e.message())))?,
-        ),
+        (Some(t), None) => AttributeKind::Type(attribute_type(t, path)?),
         (None, Some(n)) => {
             let npath = path.push("nested_type", None);
             let nesting = match nesting_member(n, &npath)? {

@@ -3,6 +3,7 @@
 //! forms schemas come in (`terraform providers schema -json` and its parts).
 
 mod implied;
+mod json_tree;
 mod load;
 mod types;
 

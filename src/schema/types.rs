@@ -58,11 +58,21 @@ impl ObjectType {
         I: IntoIterator<Item = (S, Type)>,
         S: Into<String>,
     {
-        let mut map = std::collections::BTreeMap::new();
-        for (name, ty) in attrs {
-            map.insert(name.into(), ty);
+        let mut attrs: Vec<(String, Type)> =
+            attrs.into_iter().map(|(n, t)| (n.into(), t)).collect();
+        // Usually sorted already (names come from sorted maps); otherwise a stable sort, and
+        // of repeated names the last one stays.
+        if !attrs.windows(2).all(|w| w[0].0 < w[1].0) {
+            attrs.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut kept: Vec<(String, Type)> = Vec::with_capacity(attrs.len());
+            for entry in attrs {
+                match kept.last_mut() {
+                    Some(last) if last.0 == entry.0 => *last = entry,
+                    _ => kept.push(entry),
+                }
+            }
+            attrs = kept;
         }
-        let attrs: Vec<(String, Type)> = map.into_iter().collect();
         let mut opt: Vec<String> = Vec::new();
         for name in optional {
             if attrs
@@ -161,6 +171,26 @@ impl Type {
                 optional: Vec::new(),
             }),
             t => t,
+        }
+    }
+
+    /// A copy without optional-attribute markers at any depth: `clone()` then
+    /// [`without_optional_deep`](Type::without_optional_deep), in one pass.
+    pub fn to_without_optional(&self) -> Type {
+        match self {
+            Type::List(t) => Type::List(Box::new(t.to_without_optional())),
+            Type::Set(t) => Type::Set(Box::new(t.to_without_optional())),
+            Type::Map(t) => Type::Map(Box::new(t.to_without_optional())),
+            Type::Tuple(ts) => Type::Tuple(ts.iter().map(Type::to_without_optional).collect()),
+            Type::Object(o) => Type::Object(ObjectType {
+                attrs: o
+                    .attrs
+                    .iter()
+                    .map(|(n, t)| (n.clone(), t.to_without_optional()))
+                    .collect(),
+                optional: Vec::new(),
+            }),
+            t => t.clone(),
         }
     }
 
