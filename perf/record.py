@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Produce a dated benchmark record: perf/results/DATE.md (+ DATE.json, DATE.png).
 
-    python3 perf/record.py [--rounds N] [--round-ms MS] [--no-gocty] [--callgrind] [--only A,B]
+    python3 perf/record.py [--rounds N] [--round-ms MS] [--no-gocty] [--callgrind] [--compile]
+                           [--only A,B]
 
 Runs `tfwire bench --json` (tfwire and its Rust peers, interleaved rounds, medians), the go-cty
 oracle's `ctyoracle bench` on the same workloads when Go and ../shared/oracle are available
 (perf/gocty.sh builds it), optionally callgrind instruction counts (perf/callgrind.sh), the peak
-RSS of the bench process, and a plot of MB/s per decoder per workload. Only the standard library
+RSS of the bench process, optionally the schema compile times (`cargo bench --bench compile`,
+shortened), and a plot of MB/s per decoder per workload. Only the standard library
 is needed, except matplotlib for the plot (installed with pip when missing; the plot is skipped
 if that fails).
 """
@@ -57,6 +59,32 @@ def callgrind(args):
             for l in out.splitlines() if l.strip()}
 
 
+def compile_times():
+    """Median seconds per document of `benches/compile.rs` (criterion's middle estimate)."""
+    out = run(["cargo", "bench", "--bench", "compile", "--", "--warm-up-time", "1",
+               "--measurement-time", "5"])
+    times, name = {}, None
+    unit = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("compile/"):
+            name = line.split()[0].split("/", 1)[1]
+        if line.startswith("time:") and name:
+            parts = line.replace("[", " ").replace("]", " ").split()
+            times[name] = float(parts[3]) * unit[parts[4]]
+            name = None
+    return times
+
+
+def record_base(date):
+    """perf/results/DATE, or DATE-2, DATE-3, … when a record of that day exists."""
+    base = os.path.join(HERE, "results", date)
+    n = 1
+    while os.path.exists((base if n == 1 else f"{base}-{n}") + ".md"):
+        n += 1
+    return base if n == 1 else f"{base}-{n}"
+
+
 def plot(doc, go, path):
     try:
         import matplotlib  # noqa: F401
@@ -100,25 +128,30 @@ def main():
     p.add_argument("--only", default="")
     p.add_argument("--no-gocty", action="store_true")
     p.add_argument("--callgrind", action="store_true")
+    p.add_argument("--compile", action="store_true")
     args = p.parse_args()
     run(["cargo", "build", "--release", "--quiet"])
     doc, peak_kib = bench(args)
     go = {} if args.no_gocty else gocty(args)
     cg = callgrind(args) if args.callgrind else {}
+    compiled = compile_times() if args.compile else {}
     date = datetime.date.today().isoformat()
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    base = os.path.join(HERE, "results", date)
+    base = record_base(date)
+    name = os.path.basename(base)
     doc["gocty_mbps"] = {f"{k[0]}/{k[1]}": v for k, v in go.items()}
     doc["callgrind"] = {f"{k[0]}/{k[1]}": {"instructions": v[0], "per_byte": v[1]} for k, v in cg.items()}
     doc["peak_rss_kib"] = peak_kib
+    doc["compile_seconds"] = compiled
     with open(base + ".json", "w") as f:
         json.dump(doc, f, indent=1)
     has_plot = plot(doc, go, base + ".png")
-    lines = [f"# Benchmark record {date}", "",
+    lines = [f"# Benchmark record {name}", "",
              f"- commit `{doc['commit']}`; CPU {doc['cpu']}; {os.cpu_count()} cores; "
              f"{platform.system()} {platform.release()}",
              f"- command: `python3 perf/record.py --rounds {args.rounds} --round-ms {args.round_ms}"
-             + (f" --only {args.only}" if args.only else "") + ("" if not args.callgrind else " --callgrind") + "`",
+             + (f" --only {args.only}" if args.only else "") + ("" if not args.callgrind else " --callgrind")
+             + ("" if not args.compile else " --compile") + "`",
              f"- MB/s = 10^6 bytes/s, median of {args.rounds} interleaved rounds; (×N) = tfwire ÷ peer",
              f"- peak RSS of `tfwire bench`: {peak_kib / 1024:.1f} MiB", ""]
     for fmt in ["msgpack", "json"]:
@@ -148,8 +181,14 @@ def main():
         for (name, fmt), (n, pb) in sorted(cg.items()):
             lines.append(f"| {name} | {fmt} | {n:,} | {pb} |")
         lines.append("")
+    if compiled:
+        lines += ["## schema compile (parse the document, compile every resource and data source)", "",
+                  "| document | median ms |", "|---|---:|"]
+        for doc_name, secs in compiled.items():
+            lines.append(f"| {doc_name} | {secs * 1e3:.1f} |")
+        lines.append("")
     if has_plot:
-        lines += [f"![MB/s per decoder per workload]({date}.png)", ""]
+        lines += [f"![MB/s per decoder per workload]({name}.png)", ""]
     with open(base + ".md", "w") as f:
         f.write("\n".join(lines))
     print(base + ".md")
