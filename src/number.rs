@@ -4,6 +4,16 @@
 //! `[+-]? (digits ["." [digits]] | "." digits) [(e|E|p|P) [+-]? digits]`, or `[+-]? (Inf|inf)`.
 //! A `p` exponent is binary (`1p4` is 16). Text is kept as received and only interpreted on
 //! request, so nothing is ever rounded.
+//!
+//! Number text comes from the input, so nothing here may panic on it: the lints below hold
+//! this module to that, as they hold the decode modules (`vm`).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -12,6 +22,14 @@ use std::fmt;
 /// Largest binary exponent (`p`) accepted in number text: beyond it the exact decimal
 /// expansion would be unreasonably long.
 pub const MAX_BINARY_EXPONENT: u32 = 1100;
+
+/// Most significant digits of the mantissa of `p`-exponent text that
+/// [`Number::to_decimal_string`] (and everything built on it) expands exactly. The expansion
+/// costs about (digits × exponent / 25) steps; beyond this bound the mantissa is first
+/// truncated (toward zero) to its leading digits, so the result is approximate (relative
+/// error below 10⁻⁴⁰⁹⁵) and hostile text (a megabyte of digits, `p1100`) stays cheap. go-cty
+/// itself reads number text at 512 bits of precision (about 154 digits).
+pub const MAX_BINARY_MANTISSA_DIGITS: usize = 4096;
 
 /// 2⁶³ as an `f64` (exact).
 const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
@@ -154,8 +172,10 @@ fn decompose(text: &str) -> (bool, String, i64) {
         _ => 0,
     };
     let digits: String = p.int.chars().chain(p.frac.chars()).collect();
-    let lead = digits.len() - digits.trim_start_matches('0').len();
-    let point = (p.int.len() as i64 - lead as i64).saturating_add(exp);
+    let lead = digits.bytes().take_while(|&b| b == b'0').count();
+    let point = (p.int.len() as i64)
+        .saturating_sub(lead as i64)
+        .saturating_add(exp);
     let sig = digits.trim_matches('0').to_string();
     (p.negative && !sig.is_empty(), sig, point)
 }
@@ -197,63 +217,56 @@ fn format_f64(f: f64) -> String {
 
 /// Checks `text` against Go's base-10 `ParseFloat` grammar (see the module docs).
 pub fn is_valid_decimal(text: &[u8]) -> bool {
-    let mut i = 0;
-    if matches!(text.first(), Some(b'+' | b'-')) {
-        i = 1;
-    }
-    let rest = &text[i..];
+    let rest = match text.split_first() {
+        Some((b'+' | b'-', rest)) => rest,
+        _ => text,
+    };
     if rest == b"Inf" || rest == b"inf" {
         return true;
     }
-    let start = i;
-    while i < text.len() && text[i].is_ascii_digit() {
-        i += 1;
-    }
-    let int_digits = i - start;
-    let mut frac_digits = 0;
-    if i < text.len() && text[i] == b'.' {
-        i += 1;
-        let fs = i;
-        while i < text.len() && text[i].is_ascii_digit() {
-            i += 1;
-        }
-        frac_digits = i - fs;
-    }
-    if int_digits == 0 && frac_digits == 0 {
+    let (int_digits, rest) = split_digits(rest);
+    let (frac_digits, rest) = match rest.split_first() {
+        Some((b'.', after)) => split_digits(after),
+        _ => (&[][..], rest),
+    };
+    if int_digits.is_empty() && frac_digits.is_empty() {
         return false;
     }
-    if i < text.len() && matches!(text[i], b'e' | b'E' | b'p' | b'P') {
-        i += 1;
-        if i < text.len() && matches!(text[i], b'+' | b'-') {
-            i += 1;
-        }
-        let es = i;
-        while i < text.len() && text[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == es {
+    let Some((&marker, rest)) = rest.split_first() else {
+        return true;
+    };
+    if !matches!(marker, b'e' | b'E' | b'p' | b'P') {
+        return false;
+    }
+    let rest = match rest.split_first() {
+        Some((b'+' | b'-', after)) => after,
+        _ => rest,
+    };
+    let (exp_digits, rest) = split_digits(rest);
+    if exp_digits.is_empty() {
+        return false;
+    }
+    if matches!(marker, b'p' | b'P') {
+        // A binary exponent beyond the limit: reject rather than expand.
+        let digits = std::str::from_utf8(exp_digits).unwrap_or("");
+        let digits = digits.trim_start_matches('0');
+        // All zeros (`1p0`, `1p00`) trims to "": exponent 0.
+        let exponent = if digits.is_empty() {
+            Some(0)
+        } else {
+            digits.parse::<u32>().ok()
+        };
+        if digits.len() > 5 || exponent.is_none_or(|e| e > MAX_BINARY_EXPONENT) {
             return false;
         }
-        if matches!(text[es - 1..es], [b'p' | b'P'] | [b'+' | b'-']) && is_binary(text) {
-            // A binary exponent beyond the limit: reject rather than expand.
-            let digits = std::str::from_utf8(&text[es..i]).unwrap_or("");
-            let digits = digits.trim_start_matches('0');
-            // All zeros (`1p0`, `1p00`) trims to "": exponent 0.
-            let exponent = if digits.is_empty() {
-                Some(0)
-            } else {
-                digits.parse::<u32>().ok()
-            };
-            if digits.len() > 5 || exponent.is_none_or(|e| e > MAX_BINARY_EXPONENT) {
-                return false;
-            }
-        }
     }
-    i == text.len()
+    rest.is_empty()
 }
 
-fn is_binary(text: &[u8]) -> bool {
-    text.iter().any(|b| matches!(b, b'p' | b'P'))
+/// The leading ASCII digits of `s`, and the rest.
+fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
+    let n = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    s.split_at_checked(n).unwrap_or((s, &[]))
 }
 
 struct Parts<'s> {
@@ -266,23 +279,19 @@ struct Parts<'s> {
 
 /// Splits validated decimal text. Callers pass only text that `is_valid_decimal` accepted.
 fn split(text: &str) -> Parts<'_> {
-    let (negative, body) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(body) => (true, body),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
-    let (mant, exp_kind, exp) = match body.find(['e', 'E', 'p', 'P']) {
-        Some(p) => (
-            &body[..p],
-            body.as_bytes()[p].to_ascii_lowercase(),
-            &body[p + 1..],
-        ),
+    let (mant, exp_kind, exp) = match body.split_once(['e', 'E', 'p', 'P']) {
+        // The marker is the byte right after the mantissa.
+        Some((mant, exp)) => {
+            let kind = body.as_bytes().get(mant.len()).copied().unwrap_or(b'e');
+            (mant, kind.to_ascii_lowercase(), exp)
+        }
         None => (body, 0, ""),
     };
-    let (int, frac) = match mant.find('.') {
-        Some(d) => (&mant[..d], &mant[d + 1..]),
-        None => (mant, ""),
-    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
     Parts {
         negative,
         int,
@@ -307,7 +316,7 @@ pub fn normalize_decimal(text: &str) -> Cow<'_, str> {
         return Cow::Owned(binary_exponent(&p));
     }
     let int = p.int.trim_start_matches('0');
-    let mut out = String::with_capacity(text.len() + 1);
+    let mut out = String::with_capacity(text.len().saturating_add(1));
     if p.negative {
         out.push('-');
     }
@@ -327,11 +336,15 @@ pub fn normalize_decimal(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// `mantissa × 2^exp` written exactly in decimal.
+/// `mantissa × 2^exp` written exactly in decimal (no exponent), for a mantissa of up to
+/// [`MAX_BINARY_MANTISSA_DIGITS`] significant digits. A longer mantissa is truncated (toward
+/// zero) to that many leading significant digits first, so the result is then approximate;
+/// either way the work is at most about `MAX_BINARY_MANTISSA_DIGITS × MAX_BINARY_EXPONENT /
+/// 25` digit steps, plus time linear in the text's length.
 fn binary_exponent(p: &Parts<'_>) -> String {
     let (exp_neg, exp_digits) = match p.exp.as_bytes().first() {
-        Some(b'-') => (true, &p.exp[1..]),
-        Some(b'+') => (false, &p.exp[1..]),
+        Some(b'-') => (true, p.exp.get(1..).unwrap_or("")),
+        Some(b'+') => (false, p.exp.get(1..).unwrap_or("")),
         _ => (false, p.exp),
     };
     let exp: u32 = exp_digits
@@ -343,52 +356,83 @@ fn binary_exponent(p: &Parts<'_>) -> String {
             u32::MAX
         })
         .min(MAX_BINARY_EXPONENT);
-    // Digits of the mantissa as a big integer, most significant first, and the count of
-    // fractional decimal places.
-    let mut digits: Vec<u8> = p
+    // The value is DIGITS × 10^-(fraction digits) × 2^±exp.
+    let digits: Vec<u8> = p
         .int
         .bytes()
         .chain(p.frac.bytes())
-        .map(|b| b - b'0')
+        .map(|b| b.wrapping_sub(b'0'))
         .collect();
-    let mut scale = p.frac.len();
-    let factor = if exp_neg { 5 } else { 2 };
-    for _ in 0..exp {
-        let mut carry = 0u8;
-        for d in digits.iter_mut().rev() {
-            let v = *d * factor + carry;
-            *d = v % 10;
+    let (Some(first), Some(last)) = (
+        digits.iter().position(|&d| d != 0),
+        digits.iter().rposition(|&d| d != 0),
+    ) else {
+        return "0".to_string();
+    };
+    // SIG × 10^e10 × 2^±exp, SIG without leading or trailing zeros. (Every count below is at
+    // most the text's length, so the i64 arithmetic cannot overflow; it saturates anyway.)
+    let sig = digits.get(first..=last).unwrap_or_default();
+    let trailing = digits.len().saturating_sub(last).saturating_sub(1);
+    let mut e10 = (trailing as i64).saturating_sub(p.frac.len() as i64);
+    let sig = match sig.get(..MAX_BINARY_MANTISSA_DIGITS) {
+        Some(kept) if kept.len() < sig.len() => {
+            let dropped = sig.len().saturating_sub(kept.len());
+            e10 = e10.saturating_add(dropped as i64);
+            kept
+        }
+        _ => sig,
+    };
+    // 2^-exp = 5^exp × 10^-exp. Multiplies by `base^chunk` at a time, least significant
+    // digit first: with `factor <= 2^59` (or 5^25), `digit × factor + carry < 10 × factor`
+    // fits a u64, and the carry stays below `factor`.
+    let (base, chunk) = if exp_neg { (5u64, 25) } else { (2u64, 59) };
+    if exp_neg {
+        e10 = e10.saturating_sub(i64::from(exp));
+    }
+    let mut le: Vec<u8> = sig.iter().rev().copied().collect();
+    let mut left = exp;
+    while left > 0 {
+        let k = left.min(chunk);
+        left = left.saturating_sub(k);
+        // `base^k <= 2^59` or `5^25`: no overflow.
+        let factor = base.wrapping_pow(k);
+        let mut carry = 0u64;
+        for d in le.iter_mut() {
+            let v = u64::from(*d).wrapping_mul(factor).wrapping_add(carry);
+            *d = (v % 10) as u8;
             carry = v / 10;
         }
-        if carry > 0 {
-            digits.insert(0, carry);
-        }
-        if exp_neg {
-            scale += 1;
+        while carry > 0 {
+            le.push((carry % 10) as u8);
+            carry /= 10;
         }
     }
-    while digits.len() <= scale {
-        digits.insert(0, 0);
-    }
-    let split_at = digits.len() - scale;
-    let int: String = digits[..split_at]
-        .iter()
-        .map(|d| (d + b'0') as char)
-        .collect();
-    let frac: String = digits[split_at..]
-        .iter()
-        .map(|d| (d + b'0') as char)
-        .collect();
-    let int = int.trim_start_matches('0');
-    let frac = frac.trim_end_matches('0');
+    // The integer R (digits `le`, no leading zeros) times 10^e10, in plain decimal.
+    let r: String = le.iter().rev().map(|&d| char::from(b'0' | d)).collect();
     let mut out = String::new();
-    if p.negative && !(int.is_empty() && frac.is_empty()) {
+    if p.negative {
         out.push('-');
     }
-    out.push_str(if int.is_empty() { "0" } else { int });
-    if !frac.is_empty() {
-        out.push('.');
-        out.push_str(frac);
+    match usize::try_from(e10) {
+        Ok(zeros) => {
+            out.push_str(&r);
+            out.extend(std::iter::repeat_n('0', zeros));
+        }
+        Err(_) => {
+            let places = usize::try_from(e10.unsigned_abs()).unwrap_or(usize::MAX);
+            let (int, frac) = match r.len().checked_sub(places) {
+                Some(split) => r.split_at_checked(split).unwrap_or((&r, "")),
+                None => ("", r.as_str()),
+            };
+            out.push_str(if int.is_empty() { "0" } else { int });
+            let frac_zeros = places.saturating_sub(r.len());
+            let frac = frac.trim_end_matches('0');
+            if !frac.is_empty() {
+                out.push('.');
+                out.extend(std::iter::repeat_n('0', frac_zeros));
+                out.push_str(frac);
+            }
+        }
     }
     out
 }
@@ -410,16 +454,16 @@ fn decimal_as_integer(text: &str) -> Option<String> {
     }
     let mut digits = String::from(p.int);
     digits.push_str(p.frac);
-    let point = p.int.len() as i64 + exp;
-    let (int_part, frac_part) = if point <= 0 {
-        (String::new(), digits)
-    } else if point as usize >= digits.len() {
-        let mut d = digits;
-        d.extend(std::iter::repeat_n('0', point as usize - d.len()));
-        (d, String::new())
-    } else {
-        let f = digits.split_off(point as usize);
-        (digits, f)
+    // Digits before the point (none when the point is at or before the first digit).
+    let point = usize::try_from((p.int.len() as i64).saturating_add(exp)).unwrap_or(0);
+    let (int_part, frac_part) = match digits.split_at_checked(point) {
+        Some((int, frac)) => (int.to_string(), frac.to_string()),
+        None => {
+            let zeros = point.saturating_sub(digits.len());
+            let mut d = digits;
+            d.extend(std::iter::repeat_n('0', zeros));
+            (d, String::new())
+        }
     };
     if frac_part.bytes().any(|b| b != b'0') {
         return None;
@@ -443,6 +487,14 @@ fn decimal_to_f64(text: &str) -> f64 {
 }
 
 #[cfg(test)]
+// Tests may panic: that is how they fail.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 
@@ -481,6 +533,122 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(normalize_decimal(input), want, "{input}");
         }
+    }
+
+    /// The old exact expansion, digit by digit (O(digits × exponent)), as a reference.
+    fn slow_binary_exponent(text: &str) -> String {
+        let p = split(text);
+        let (neg, e) = match p.exp.strip_prefix('-') {
+            Some(e) => (true, e),
+            None => (false, p.exp.trim_start_matches('+')),
+        };
+        let e: u32 = e.parse().unwrap();
+        let mut digits: Vec<u8> = p
+            .int
+            .bytes()
+            .chain(p.frac.bytes())
+            .map(|b| b - b'0')
+            .collect();
+        let mut scale = p.frac.len();
+        for _ in 0..e {
+            let mut carry = 0;
+            for d in digits.iter_mut().rev() {
+                let v = *d * if neg { 5 } else { 2 } + carry;
+                *d = v % 10;
+                carry = v / 10;
+            }
+            if carry > 0 {
+                digits.insert(0, carry);
+            }
+            scale += neg as usize;
+        }
+        while digits.len() <= scale {
+            digits.insert(0, 0);
+        }
+        let text: String = digits.iter().map(|d| (d + b'0') as char).collect();
+        let (int, frac) = text.split_at(digits.len() - scale);
+        let (int, frac) = (int.trim_start_matches('0'), frac.trim_end_matches('0'));
+        let mut out = String::new();
+        if p.negative && !(int.is_empty() && frac.is_empty()) {
+            out.push('-');
+        }
+        out.push_str(if int.is_empty() { "0" } else { int });
+        if !frac.is_empty() {
+            out.push('.');
+            out.push_str(frac);
+        }
+        out
+    }
+
+    #[test]
+    fn binary_exponents_match_the_digit_by_digit_expansion() {
+        let mantissas = [
+            "0",
+            "1",
+            "7",
+            "-3",
+            "+12.5",
+            "0.001",
+            "000120.0300",
+            "-0.0",
+            ".5",
+            "5.",
+            "99999",
+            "123456789012345678901234567890",
+            "0.000000000000000000000000000000000000077",
+        ];
+        let exponents = [
+            "0", "1", "-1", "7", "-7", "25", "-25", "26", "59", "60", "-60", "300", "-300", "1100",
+            "-1100", "+64", "0064",
+        ];
+        for m in mantissas {
+            for e in exponents {
+                let text = format!("{m}p{e}");
+                assert!(is_valid_decimal(text.as_bytes()), "{text}");
+                assert_eq!(
+                    normalize_decimal(&text),
+                    slow_binary_exponent(&text),
+                    "{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn huge_binary_mantissas_stay_cheap() {
+        // A megabyte of significant digits with the largest exponent: expanded exactly, that
+        // is O(digits × exponent) steps (seconds). Past MAX_BINARY_MANTISSA_DIGITS the
+        // mantissa is truncated first: the leading digits are those of the truncated
+        // mantissa's exact expansion, and the dropped digits' places are zeros.
+        let n = 1 << 20;
+        let huge = format!("{}p1100", "7".repeat(n));
+        assert!(is_valid_decimal(huge.as_bytes()));
+        let kept = format!("{}p1100", "7".repeat(MAX_BINARY_MANTISSA_DIGITS));
+        let want = format!(
+            "{}{}",
+            slow_binary_exponent(&kept),
+            "0".repeat(n - MAX_BINARY_MANTISSA_DIGITS)
+        );
+        let number = Number::Decimal(&huge.as_str());
+        assert_eq!(number.to_decimal_string(), want);
+        assert_eq!(number.as_i64(), None);
+        assert_eq!(number.as_u64(), None);
+        assert_eq!(number.as_f64(), f64::INFINITY);
+        let negative = format!("-{}p-1100", "7".repeat(n));
+        let kept = format!("-{}p-1100", "7".repeat(MAX_BINARY_MANTISSA_DIGITS));
+        let kept = slow_binary_exponent(&kept);
+        let (int, frac) = kept.split_once('.').unwrap_or((&kept, ""));
+        let zeros = "0".repeat(n - MAX_BINARY_MANTISSA_DIGITS - frac.len());
+        assert_eq!(
+            Number::Decimal(&negative.as_str()).to_decimal_string(),
+            format!("{int}{frac}{zeros}")
+        );
+        // Zeros around the significant digits cost nothing and keep the result exact.
+        let zeros = "0".repeat(n);
+        let small = format!("{zeros}1.5{zeros}p4");
+        assert_eq!(Number::Decimal(&small.as_str()).as_i64(), Some(24));
+        let tiny = format!("0.{zeros}1p-1");
+        assert_eq!(normalize_decimal(&tiny), format!("0.{zeros}05"));
     }
 
     #[test]

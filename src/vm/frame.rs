@@ -206,8 +206,12 @@ impl<'a> Builder<'a> {
     /// `max_arena_bytes`, before it is allocated.
     #[inline(always)]
     pub(super) fn charge(&mut self, n: u32, size: usize, at: usize) -> Result<(), Pending> {
-        self.values += n as u64;
-        self.arena_bytes += n as u64 * size as u64;
+        // No overflow: `n × size` is below 2³² × 2⁶ (a value slot is a few words), and every
+        // charge but the last was allocated, so the sums stay below the address space plus
+        // one charge (and `values <= arena_bytes`, every slot being at least one byte).
+        self.values = self.values.wrapping_add(n as u64);
+        let bytes = (n as u64).wrapping_mul(size as u64);
+        self.arena_bytes = self.arena_bytes.wrapping_add(bytes);
         let limits = &self.options.limits;
         if self.values > limits.max_values || self.arena_bytes > limits.max_arena_bytes {
             return Err(self.over_budget(at));
@@ -273,34 +277,42 @@ impl<'a> Builder<'a> {
             ..
         } = &mut cur.kind
         else {
-            return Err(Pending::new(
-                ErrorKind::Syntax,
-                at,
-                "internal: not an object".into(),
-            ));
+            return Err(internal(at));
         };
         if *bits == u32::MAX && j != *next {
             let words = (attrs.len as usize).div_ceil(64);
-            *bits = self.seen_bits.len() as u32;
-            self.seen_bits.resize(self.seen_bits.len() + words, 0);
-            for i in 0..*next as usize {
-                self.seen_bits[*bits as usize + i / 64] |= 1 << (i % 64);
+            let base = self.seen_bits.len();
+            *bits = base as u32;
+            self.seen_bits.resize(base.saturating_add(words), 0);
+            let seen = self.seen_bits.get_mut(base..).unwrap_or_default();
+            for i in 0..*next {
+                if let Some(word) = seen.get_mut(i as usize / 64) {
+                    *word |= bit_of(i);
+                }
             }
         }
         *current = j;
         cur.in_value = true;
+        // `j < attrs.len`, an attribute of the span the compiler built: these indexes are in
+        // `prog`'s tables (a bad one is an error below, not a panic) and `j + 1` cannot wrap.
+        let k = (attrs.start as usize).wrapping_add(j as usize);
         if *bits != u32::MAX {
-            let word = &mut self.seen_bits[*bits as usize + j as usize / 64];
-            let bit = 1u64 << (j % 64);
+            let w = (*bits as usize).wrapping_add(j as usize / 64);
+            let Some(word) = self.seen_bits.get_mut(w) else {
+                return Err(internal(at));
+            };
+            let bit = bit_of(j);
             if *word & bit != 0 {
-                let name = &prog.attr_names[attrs.start as usize + j as usize];
+                let name = prog.attr_names.get(k).map_or("", |n| &**n);
                 let msg = format!("duplicate attribute {name:?}");
                 return Err(Pending::new(ErrorKind::DuplicateKey, at, msg));
             }
             *word |= bit;
         }
-        *next = j + 1;
-        let entry = &prog.attrs[attrs.start as usize + j as usize];
+        *next = j.wrapping_add(1);
+        let Some(entry) = prog.attrs.get(k) else {
+            return Err(internal(at));
+        };
         Ok((entry.op, entry.code))
     }
 
@@ -368,7 +380,7 @@ impl<'a> Builder<'a> {
     pub(super) fn dynamic_opened(&mut self, sub: &Program) {
         self.check_key_lengths |= sub.longest_attr_name > self.options.limits.max_string_len;
         if !sub.concrete && sub.root_type != Type::Dynamic {
-            self.open_read_through += 1;
+            self.open_read_through = self.open_read_through.saturating_add(1);
         }
     }
 
@@ -421,12 +433,16 @@ impl<'a> Builder<'a> {
         let missing = if *bits == u32::MAX {
             (*next < attrs.len).then_some(*next)
         } else {
-            (0..attrs.len)
-                .find(|&i| self.seen_bits[*bits as usize + i as usize / 64] & (1 << (i % 64)) == 0)
+            let seen = self.seen_bits.get(*bits as usize..).unwrap_or_default();
+            (0..attrs.len).find(|&i| {
+                seen.get(i as usize / 64)
+                    .is_none_or(|&word| word & bit_of(i) == 0)
+            })
         };
         match missing {
             Some(i) if !self.options.missing_attributes_null => {
-                let name = &self.prog.attr_names[attrs.start as usize + i as usize];
+                let k = (attrs.start as usize).saturating_add(i as usize);
+                let name = self.prog.attr_names.get(k).map_or("", |n| &**n);
                 let msg = format!("attribute {name:?} is required");
                 Err(Pending::new(ErrorKind::MissingAttribute, cur.start, msg))
             }
@@ -453,7 +469,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 Kind::Object { attrs, current, .. } if frame.in_value => {
-                    let k = attrs.start as usize + *current as usize;
+                    let k = (attrs.start as usize).saturating_add(*current as usize);
                     match prog.attr_names.get(k).filter(|_| *current != u32::MAX) {
                         Some(name) => steps.push(Step::Attr(name)),
                         None => steps.push(Step::Attr(self.skipped_key)),
@@ -488,8 +504,28 @@ pub(super) fn store<'a>(top: &mut Frame<'a>, value: Value<'a>) {
         }
         Kind::Dynamic { value: v, .. } | Kind::Root { value: v } => *v = value,
     }
-    top.index += 1;
+    // `index < len <= u32::MAX` in a frame that receives a child (for a JSON object,
+    // `index < u32::MAX`, which `fill_object` checks before every key): cannot wrap.
+    top.index = top.index.wrapping_add(1);
     top.in_value = false;
+}
+
+/// Bit `i % 64` of a word of the seen-attributes bitmap.
+#[inline(always)]
+fn bit_of(i: u32) -> u64 {
+    1u64 << (i % 64)
+}
+
+/// A program table did not hold what the compiler put there: impossible, but an error rather
+/// than a panic.
+#[cold]
+#[inline(never)]
+fn internal(at: usize) -> Pending {
+    Pending::new(
+        ErrorKind::Syntax,
+        at,
+        "internal: inconsistent program".into(),
+    )
 }
 
 /// Elements of a collection of dynamic values must share one concrete type.
@@ -531,7 +567,8 @@ impl<'a> Builder<'a> {
     #[cold]
     #[inline(never)]
     pub(super) fn check_key_len(&self, attrs: Span, j: u32, at: usize) -> Result<(), Pending> {
-        let name = &self.prog.attr_names[attrs.start as usize + j as usize];
+        let k = (attrs.start as usize).saturating_add(j as usize);
+        let name = self.prog.attr_names.get(k).map_or("", |n| &**n);
         let max = self.options.limits.max_string_len;
         if name.len() > max as usize {
             let msg = format!(

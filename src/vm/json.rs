@@ -66,7 +66,7 @@ pub(crate) fn decode<'a>(
         let p = Pending::new(
             ErrorKind::TrailingBytes,
             end,
-            format!("{} bytes after the value", input.len() - end),
+            format!("{} bytes after the value", input.len().saturating_sub(end)),
         );
         return Err(vm.b.fail(&Frame::new(Kind::Root { value }, 1, 0), p));
     }
@@ -123,15 +123,16 @@ impl<'a> Vm<'a> {
                         return Ok(value);
                     }
                     match &mut cur.kind {
+                        // (`index < max_container_len` was checked before the element.)
                         Kind::Seq { .. } => {
                             self.seq.push(value);
-                            cur.index += 1;
+                            cur.index = cur.index.wrapping_add(1);
                         }
                         Kind::Map { .. } => {
                             if let Some(last) = self.map.last_mut() {
                                 last.1 = value;
                             }
-                            cur.index += 1;
+                            cur.index = cur.index.wrapping_add(1);
                             cur.in_value = false;
                         }
                         _ => store(cur, value),
@@ -150,15 +151,22 @@ impl<'a> Vm<'a> {
         match &mut cur.kind {
             Kind::Seq { out, .. } => {
                 self.b.charge(cur.index, size_of::<Value>(), cur.start)?;
-                let start = self.seq.len() - n;
-                *out = self.b.bump.alloc_slice_copy(&self.seq[start..]);
+                // The frame's `n` elements are the vector's last (`n <= len`).
+                let start = self.seq.len().saturating_sub(n);
+                *out = self
+                    .b
+                    .bump
+                    .alloc_slice_copy(self.seq.get(start..).unwrap_or_default());
                 self.seq.truncate(start);
             }
             Kind::Map { out, .. } => {
                 self.b
                     .charge(cur.index, size_of::<(&str, Value)>(), cur.start)?;
-                let start = self.map.len() - n;
-                *out = self.b.bump.alloc_slice_copy(&self.map[start..]);
+                let start = self.map.len().saturating_sub(n);
+                *out = self
+                    .b
+                    .bump
+                    .alloc_slice_copy(self.map.get(start..).unwrap_or_default());
                 self.map.truncate(start);
             }
             _ => {}
@@ -176,9 +184,12 @@ impl<'a> Vm<'a> {
         for frame in std::iter::once(cur).chain(self.b.stack.iter_mut().rev()) {
             if let Kind::Map { out, .. } = &mut frame.kind {
                 if out.is_empty() {
-                    let n = (frame.index as usize + frame.in_value as usize).min(top);
-                    *out = bump.alloc_slice_copy(&map[top - n..top]);
-                    top -= n;
+                    let n = (frame.index as usize)
+                        .saturating_add(frame.in_value as usize)
+                        .min(top);
+                    let from = top.saturating_sub(n);
+                    *out = bump.alloc_slice_copy(map.get(from..top).unwrap_or_default());
+                    top = from;
                 }
             }
         }
@@ -197,12 +208,13 @@ impl<'a> Vm<'a> {
     fn next(&mut self, cur: &mut Frame<'a>, close: u8) -> Result<bool, Pending> {
         let at = self.ws();
         match self.buf.get(at) {
+            // (Past the byte just read: see `json_scan` on positions.)
             Some(b',') => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 Ok(true)
             }
             Some(&c) if c == close => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 Ok(false)
             }
             _ => Err(self.container_error(cur, bad_separator(self.buf, at, close))),
@@ -217,6 +229,15 @@ impl<'a> Vm<'a> {
         cur.len = cur.index;
         cur.in_value = false;
         p
+    }
+
+    /// An object with more keys than a `u32` counts (over 4 × 10⁹: tens of gigabytes).
+    #[cold]
+    #[inline(never)]
+    fn too_many_keys(&self, cur: &mut Frame<'a>) -> Pending {
+        let msg = format!("more than {} keys in one object", u32::MAX);
+        let p = Pending::new(ErrorKind::Limit, self.pos, msg);
+        self.container_error(cur, p)
     }
 
     /// The element count limit.
@@ -241,7 +262,7 @@ impl<'a> Vm<'a> {
         }
         let at = self.ws();
         if self.buf.get(at) == Some(&close) {
-            self.pos = at + 1;
+            self.pos = at.wrapping_add(1);
             return Ok(false);
         }
         Ok(true)
@@ -262,7 +283,8 @@ impl<'a> Vm<'a> {
             if let Some(f) = self.item(code, elem, |vm, v| vm.seq.push(v))? {
                 return Ok(Some(f));
             }
-            cur.index += 1;
+            // `index < max_container_len` (`check_len`): cannot wrap.
+            cur.index = cur.index.wrapping_add(1);
             if !self.next(cur, b']')? {
                 return Ok(None);
             }
@@ -275,7 +297,7 @@ impl<'a> Vm<'a> {
             return Ok(None);
         };
         let prog = self.b.prog;
-        let ops = &prog.tuple_elems[elems.range()];
+        let ops = prog.tuple_elems.get(elems.range()).unwrap_or_default();
         if !self.another(cur, b']')? {
             return self.tuple_end(cur, elems.len);
         }
@@ -299,7 +321,8 @@ impl<'a> Vm<'a> {
             if let Some(f) = self.item(prog.op(op), op, put)? {
                 return Ok(Some(f));
             }
-            cur.index += 1;
+            // `index < ops.len()`: cannot wrap.
+            cur.index = cur.index.wrapping_add(1);
             if !self.next(cur, b']')? {
                 return self.tuple_end(cur, elems.len);
             }
@@ -310,7 +333,8 @@ impl<'a> Vm<'a> {
     fn tuple_end(&mut self, cur: &mut Frame<'a>, need: u32) -> Result<Option<Frame<'a>>, Pending> {
         if cur.index < need {
             let msg = format!("not enough tuple elements (need {need})");
-            let p = Pending::new(ErrorKind::WrongLength, self.pos - 1, msg);
+            // (At the `]` just read.)
+            let p = Pending::new(ErrorKind::WrongLength, self.pos.saturating_sub(1), msg);
             return Err(self.container_error(cur, p));
         }
         Ok(None)
@@ -338,7 +362,8 @@ impl<'a> Vm<'a> {
             if let Some(f) = self.item(code, elem, put)? {
                 return Ok(Some(f));
             }
-            cur.index += 1;
+            // `index < max_container_len` (`check_len`): cannot wrap.
+            cur.index = cur.index.wrapping_add(1);
             cur.in_value = false;
             if !self.next(cur, b'}')? {
                 return Ok(None);
@@ -352,6 +377,12 @@ impl<'a> Vm<'a> {
             return Ok(None);
         }
         loop {
+            // A key count fits the frame's `u32` index, as a MessagePack map's does: then
+            // `index < u32::MAX` while a key and its value are decoded, and no increment of
+            // it (here, for a skipped key, or in `store`) can wrap.
+            if cur.index == u32::MAX {
+                return Err(self.too_many_keys(cur));
+            }
             if let Some((j, op, code)) = self.object_key(cur)? {
                 let Kind::Object { out, .. } = &mut cur.kind else {
                     return Ok(None);
@@ -364,7 +395,8 @@ impl<'a> Vm<'a> {
                 if let Some(f) = self.item(code, op, put)? {
                     return Ok(Some(f));
                 }
-                cur.index += 1;
+                // `index < u32::MAX` (above): cannot wrap.
+                cur.index = cur.index.wrapping_add(1);
                 cur.in_value = false;
             }
             if !self.next(cur, b'}')? {

@@ -2,6 +2,9 @@
 //! a time), for values that are decoded or compared afterwards: a dynamic wrapper's value
 //! that precedes its type, and type JSON. [`Memo`] keeps the container extents found, so a
 //! nested wrapper is not rescanned.
+//!
+//! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
+//! `json_scan` on positions).
 
 use super::frame::Pending;
 use super::json_scan::{eof, too_deep, ws};
@@ -24,7 +27,7 @@ impl Memo {
     #[inline]
     fn end_of(&self, i: usize) -> Option<usize> {
         let k = self.ends.binary_search_by_key(&i, |e| e.0).ok()?;
-        Some(self.ends[k].1)
+        self.ends.get(k).map(|e| e.1)
     }
 }
 
@@ -47,7 +50,7 @@ pub(super) fn skip_fast(
     let i = ws(buf, i);
     match buf.get(i) {
         None => Err(eof(i)),
-        Some(b'"') => Ok(string_end_fast(buf, i + 1)? + 1),
+        Some(b'"') => Ok(string_end_fast(buf, i.wrapping_add(1))?.wrapping_add(1)),
         Some(b'[' | b'{') => {
             if let Some(end) = memo.end_of(i) {
                 return Ok(end);
@@ -64,9 +67,9 @@ pub(super) fn skip_fast(
             while buf.get(j).is_some_and(|&c| {
                 !matches!(c, b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t' | b':')
             }) {
-                j += 1;
+                j = j.wrapping_add(1);
             }
-            Ok(j.max(i + 1))
+            Ok(j.max(i.wrapping_add(1)))
         }
     }
 }
@@ -75,7 +78,8 @@ pub(super) fn skip_fast(
 /// are rejected on the way, as the decode would).
 #[inline(always)]
 fn string_end_fast(buf: &[u8], i: usize) -> Result<usize, Pending> {
-    scan_string(buf, i, i - 1).map(|(end, _)| end)
+    // (`i` is just past the opening quote, so at least 1.)
+    scan_string(buf, i, i.wrapping_sub(1)).map(|(end, _)| end)
 }
 
 /// The end of the container opening at `at`, recording every container's extent in `memo`
@@ -102,7 +106,7 @@ fn containers_end_fast(
         record,
     };
     d.bracket(buf, memo, at)?;
-    let mut i = at + 1;
+    let mut i = at.wrapping_add(1);
     let mut state = StringState::default();
     while let Some(block) = buf.get(i..).and_then(|s| s.first_chunk::<64>()) {
         let m = Masks64::of(block);
@@ -127,13 +131,14 @@ fn containers_end_fast(
         };
         let mut brackets = m.bracket & !inside;
         while brackets != 0 {
-            let p = i + brackets.trailing_zeros() as usize;
+            let p = i.wrapping_add(brackets.trailing_zeros() as usize);
             if let Some(end) = d.bracket(buf, memo, p)? {
                 return Ok(end);
             }
-            brackets &= brackets - 1;
+            // Clears the lowest set bit (`brackets != 0`).
+            brackets &= brackets.wrapping_sub(1);
         }
-        i += 64;
+        i = i.wrapping_add(64);
     }
     // The tail, byte by byte.
     while let Some(&c) = buf.get(i) {
@@ -143,7 +148,7 @@ fn containers_end_fast(
                 return Ok(end);
             }
         }
-        i += 1;
+        i = i.wrapping_add(1);
     }
     Err(eof(buf.len()))
 }
@@ -161,8 +166,9 @@ impl Nesting {
     /// closed.
     #[inline(always)]
     fn bracket(&mut self, buf: &[u8], memo: &mut Memo, p: usize) -> Result<Option<usize>, Pending> {
-        if matches!(buf[p], b'[' | b'{') {
-            self.open += 1;
+        if matches!(buf.get(p), Some(b'[' | b'{')) {
+            // At most `depth + 1`.
+            self.open = self.open.saturating_add(1);
             if self.open > self.depth {
                 return Err(too_deep(p, self.max_depth));
             }
@@ -172,13 +178,15 @@ impl Nesting {
             }
             return Ok(None);
         }
-        self.open -= 1;
+        // A closing bracket: the first bracket opened, so `open >= 1` here.
+        self.open = self.open.saturating_sub(1);
+        let end = p.wrapping_add(1);
         if self.record {
-            if let Some(k) = memo.open.pop() {
-                memo.ends[k].1 = p + 1;
+            if let Some(e) = memo.open.pop().and_then(|k| memo.ends.get_mut(k)) {
+                e.1 = end;
             }
         }
-        Ok((self.open == 0).then_some(p + 1))
+        Ok((self.open == 0).then_some(end))
     }
 }
 
@@ -262,9 +270,11 @@ impl Masks64 {
         for (k, chunk) in block.chunks_exact(16).enumerate() {
             let chunk: &[u8; 16] = chunk.try_into().unwrap_or(&[0; 16]);
             let (q, b, s) = masks16_structural(chunk);
-            m.quote |= (q as u64) << (16 * k);
-            m.backslash |= (b as u64) << (16 * k);
-            m.bracket |= (s as u64) << (16 * k);
+            // `k < 4`: a shift of 0, 16, 32 or 48 bits.
+            let shift = k.wrapping_mul(16);
+            m.quote |= (q as u64) << shift;
+            m.backslash |= (b as u64) << shift;
+            m.bracket |= (s as u64) << shift;
         }
         m
     }
@@ -318,6 +328,14 @@ fn masks16_structural(chunk: &[u8; 16]) -> (u32, u32, u32) {
 }
 
 #[cfg(test)]
+// Tests may panic: that is how they fail.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
     use crate::error::ErrorKind;

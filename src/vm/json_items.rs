@@ -1,5 +1,8 @@
 //! The JSON executor's item readers: scalars inline (with go-cty's coercions), container
 //! openings, map and object keys, and dynamic wrappers.
+//!
+//! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
+//! `json_scan` on positions).
 
 use super::dyncache::Lookup;
 use super::frame::{Frame, Item, Kind, Pending};
@@ -78,7 +81,7 @@ impl<'a> Vm<'a> {
     fn item_other(&mut self, code: Op, op: OpId, c: u8, at: usize) -> Result<Item<'a>, Pending> {
         match (code, c) {
             (Op::List { elem, items } | Op::Set { elem, items }, b'[') => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 let set = matches!(code, Op::Set { .. });
                 let kind = Kind::Seq {
                     out: Default::default(),
@@ -89,7 +92,7 @@ impl<'a> Vm<'a> {
                 Ok(Item::Push(Frame::new(kind, u32::MAX, at)))
             }
             (Op::Tuple { elems }, b'[') => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 self.b.charge(elems.len, size_of::<Value>(), at)?;
                 let out = self
                     .b
@@ -102,7 +105,7 @@ impl<'a> Vm<'a> {
                 )))
             }
             (Op::Map { elem }, b'{') => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 let kind = Kind::Map {
                     out: Default::default(),
                     elem,
@@ -110,7 +113,7 @@ impl<'a> Vm<'a> {
                 Ok(Item::Push(Frame::new(kind, u32::MAX, at)))
             }
             (Op::Object { attrs }, b'{') => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 Ok(Item::Push(self.b.object_frame(op, attrs, u32::MAX, at)?))
             }
             (Op::Dynamic, b'{') => self.dynamic(at).map(Item::Push),
@@ -155,7 +158,8 @@ impl<'a> Vm<'a> {
     /// The text of the number at `at..end` (ASCII, checked by the number scan).
     #[inline(always)]
     fn number_text(&self, at: usize, end: usize) -> &'a str {
-        let bytes: &'a [u8] = &self.buf[at..end];
+        // (The number scan read `at..end`; empty if it somehow did not.)
+        let bytes: &'a [u8] = self.buf.get(at..end).unwrap_or_default();
         // SAFETY: the number grammar admits only ASCII bytes.
         unsafe { std::str::from_utf8_unchecked(bytes) }
     }
@@ -203,9 +207,10 @@ impl<'a> Vm<'a> {
     /// the arena.
     #[inline(always)]
     pub(super) fn string(&mut self, at: usize) -> Result<&'a str, Pending> {
-        let (end, flags) = scan_string(self.buf, at + 1, at)?;
-        self.pos = end + 1;
-        let s = string_body(self.buf, at + 1, end, flags, self.b.bump)?;
+        let start = at.wrapping_add(1);
+        let (end, flags) = scan_string(self.buf, start, at)?;
+        self.pos = end.wrapping_add(1);
+        let s = string_body(self.buf, start, end, flags, self.b.bump)?;
         let max = self.b.options.limits.max_string_len;
         if s.len() > max as usize {
             return Err(string_limit(s.len(), max, at));
@@ -240,15 +245,15 @@ impl<'a> Vm<'a> {
         if self.buf.get(at) != Some(&b'"') {
             return Err(expected(self.buf, at, "a string key"));
         }
-        let (end, flags) = scan_string(self.buf, at + 1, at)?;
-        let raw = &self.buf[at + 1..end];
-        let names = &prog.attr_names[attrs.range()];
+        let (end, flags) = scan_string(self.buf, at.wrapping_add(1), at)?;
+        let raw = self.buf.get(at.wrapping_add(1)..end).unwrap_or_default();
+        let names = prog.attr_names.get(attrs.range()).unwrap_or_default();
         // Fast path: the key expected after the last match, compared as raw bytes.
         let j = match names.get(next as usize) {
             Some(name) if flags & ESCAPED == 0 && eq_short(name.as_bytes(), raw) => Some(next),
             _ => self.find_attr(names, at, end, flags)?,
         };
-        self.pos = colon(self.buf, end + 1)?;
+        self.pos = colon(self.buf, end.wrapping_add(1))?;
         match j {
             Some(j) => {
                 if self.b.check_key_lengths {
@@ -273,10 +278,11 @@ impl<'a> Vm<'a> {
         end: usize,
         flags: u8,
     ) -> Result<Option<u32>, Pending> {
+        let start = at.wrapping_add(1);
         let key: &[u8] = if flags & ESCAPED != 0 {
-            string_body(self.buf, at + 1, end, flags, self.b.bump)?.as_bytes()
+            string_body(self.buf, start, end, flags, self.b.bump)?.as_bytes()
         } else {
-            &self.buf[at + 1..end]
+            self.buf.get(start..end).unwrap_or_default()
         };
         Ok(names
             .binary_search_by(|n| n.as_bytes().cmp(key))
@@ -295,7 +301,7 @@ impl<'a> Vm<'a> {
         end: usize,
         flags: u8,
     ) -> Result<(), Pending> {
-        let key = string_body(self.buf, at + 1, end, flags, self.b.bump)?;
+        let key = string_body(self.buf, at.wrapping_add(1), end, flags, self.b.bump)?;
         if !self.b.options.skip_unknown_attributes {
             let msg = format!("unsupported attribute {key:?}");
             return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
@@ -309,7 +315,8 @@ impl<'a> Vm<'a> {
         }
         self.b.skipping_unknown_key(cur, key);
         self.pos = self.skip_value(0)?;
-        cur.index += 1;
+        // `index < u32::MAX` (`fill_object` checks it before every key): cannot wrap.
+        cur.index = cur.index.wrapping_add(1);
         cur.in_value = false;
         Ok(())
     }
@@ -318,7 +325,7 @@ impl<'a> Vm<'a> {
     /// innermost frame. Returns the position after it.
     fn skip_value(&mut self, extra: usize) -> Result<usize, Pending> {
         let max = self.b.options.limits.max_depth;
-        let depth = (max as usize).saturating_sub(self.b.stack.len() + extra);
+        let depth = (max as usize).saturating_sub(self.b.stack.len().saturating_add(extra));
         skip(self.buf, self.pos, &mut self.skip_stack, depth, max)
     }
 
@@ -326,7 +333,7 @@ impl<'a> Vm<'a> {
     /// [`skip_fast`] for when that is sound).
     fn skip_unchecked(&mut self, extra: usize) -> Result<usize, Pending> {
         let max = self.b.options.limits.max_depth;
-        let depth = (max as usize).saturating_sub(self.b.stack.len() + extra);
+        let depth = (max as usize).saturating_sub(self.b.stack.len().saturating_add(extra));
         skip_fast(self.buf, self.pos, depth, max, &mut self.memo)
     }
 
@@ -334,7 +341,7 @@ impl<'a> Vm<'a> {
     /// the type up (compiling it on first sight) and returns a frame whose one child is
     /// decoded with the concrete type's program, positioned at the value.
     fn dynamic(&mut self, at: usize) -> Result<Frame<'a>, Pending> {
-        self.pos = at + 1;
+        self.pos = at.wrapping_add(1);
         let sub;
         let end;
         match self.dyn_key(at, None)? {
@@ -383,11 +390,11 @@ impl<'a> Vm<'a> {
         let at = self.ws();
         match self.buf.get(at) {
             Some(b'}') => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 Ok(None)
             }
             Some(b',') => {
-                self.pos = at + 1;
+                self.pos = at.wrapping_add(1);
                 self.dyn_key(open, Some(seen)).map(Some)
             }
             _ => Err(bad_separator(self.buf, at, b'}')),
@@ -441,12 +448,14 @@ impl<'a> Vm<'a> {
         // Compared byte for byte with validated type JSON, or parsed (validated) on a miss.
         let type_end = self.skip_unchecked(1)?;
         let limit = self.b.options.limits.max_type_json_len;
-        let len = type_end - type_at;
+        let len = type_end.saturating_sub(type_at);
         if len > limit as usize {
             let msg = format!("type JSON of {len} bytes exceeds max_type_json_len ({limit})");
             return Err(Pending::new(ErrorKind::Limit, type_at, msg));
         }
-        let type_json: &'a [u8] = &self.buf[type_at..type_end];
+        let Some(type_json) = self.buf.get(type_at..type_end) else {
+            return Err(eof(type_at));
+        };
         self.pos = type_end;
         if let Some(&p) = self.types.get(&TypeKey(type_json)) {
             return Ok(p);
@@ -499,8 +508,8 @@ impl std::hash::Hash for TypeKey<'_> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         let b = self.0;
         h.write_usize(b.len());
-        h.write(&b[..b.len().min(32)]);
-        h.write(&b[b.len().saturating_sub(32)..]);
+        h.write(b.first_chunk::<32>().map_or(b, |c| c.as_slice()));
+        h.write(b.last_chunk::<32>().map_or(b, |c| c.as_slice()));
     }
 }
 
@@ -531,26 +540,28 @@ fn eq_short(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    fn word8(s: &[u8], i: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[i..i + 8]);
-        u64::from_le_bytes(w)
-    }
-    fn word4(s: &[u8], i: usize) -> u32 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[i..i + 4]);
-        u32::from_le_bytes(w)
+    // The first and last `N` bytes of each (the length checks compile away in each arm).
+    fn ends<const N: usize>(a: &[u8], b: &[u8]) -> bool {
+        a.first_chunk::<N>() == b.first_chunk::<N>() && a.last_chunk::<N>() == b.last_chunk::<N>()
     }
     match n {
         0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
-        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        1..=3 => a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last(),
+        4..=7 => ends::<4>(a, b),
+        8..=16 => ends::<8>(a, b),
         _ => a == b,
     }
 }
 
 #[cfg(test)]
+// Tests may panic: that is how they fail.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     #[test]
     fn eq_short_matches_slice_equality() {

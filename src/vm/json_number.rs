@@ -2,7 +2,7 @@
 //! runs eight bytes at a time, and the value of a plain integer that fits `i64`.
 
 use super::frame::Pending;
-use super::json_scan::WORD;
+use super::json_scan::is_word;
 use crate::error::ErrorKind;
 
 /// Reads a number at `at` (its first byte is `-` or a digit) following JSON's grammar
@@ -10,41 +10,46 @@ use crate::error::ErrorKind;
 /// integer that fits `i64`, its value.
 #[inline(always)]
 pub(super) fn number(buf: &[u8], at: usize) -> Result<(usize, Option<i64>), Pending> {
+    // (Every `wrapping_add` steps over bytes just read: see `json_scan`.)
     let mut i = at;
     let neg = buf.get(i) == Some(&b'-');
-    i += neg as usize;
+    i = i.wrapping_add(neg as usize);
     let int_start = i;
     match buf.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i = skip_digits(buf, i + 1),
+        Some(b'0') => i = i.wrapping_add(1),
+        Some(b'1'..=b'9') => i = skip_digits(buf, i.wrapping_add(1)),
         _ => return Err(bad_number(buf, at, i)),
     }
     let int_end = i;
     let mut plain = true;
     if buf.get(i) == Some(&b'.') {
         plain = false;
-        i = digits(buf, at, i + 1)?;
+        i = digits(buf, at, i.wrapping_add(1))?;
     }
     if matches!(buf.get(i), Some(b'e' | b'E')) {
         plain = false;
-        i += 1;
+        i = i.wrapping_add(1);
         if matches!(buf.get(i), Some(b'+' | b'-')) {
-            i += 1;
+            i = i.wrapping_add(1);
         }
         i = digits(buf, at, i)?;
     }
     if let Some(&c) = buf.get(i) {
-        if WORD[c as usize] {
+        if is_word(c) {
             return Err(bad_number(buf, at, i));
         }
     }
+    if !plain {
+        return Ok((i, None));
+    }
     // Up to 19 digits fit a u64 (10^19 - 1 < 2^64).
-    if !plain || int_end - int_start > 19 {
+    let int_digits = buf.get(int_start..int_end).unwrap_or_default();
+    if int_digits.len() > 19 {
         return Ok((i, None));
     }
     let mut v: u64 = 0;
-    for &d in &buf[int_start..int_end] {
-        v = v.wrapping_mul(10).wrapping_add((d - b'0') as u64);
+    for &d in int_digits {
+        v = v.wrapping_mul(10).wrapping_add(d.wrapping_sub(b'0') as u64);
     }
     let int = if neg {
         0i64.checked_sub_unsigned(v)
@@ -67,12 +72,12 @@ fn skip_digits(buf: &[u8], mut i: usize) -> usize {
             (x.wrapping_add(0x4646_4646_4646_4646) | x.wrapping_sub(0x3030_3030_3030_3030) | x)
                 & HIGH;
         if other != 0 {
-            return i + (other.trailing_zeros() / 8) as usize;
+            return i.wrapping_add((other.trailing_zeros() / 8) as usize);
         }
-        i += 8;
+        i = i.wrapping_add(8);
     }
     while buf.get(i).is_some_and(u8::is_ascii_digit) {
-        i += 1;
+        i = i.wrapping_add(1);
     }
     i
 }
@@ -97,16 +102,25 @@ fn bad_number(buf: &[u8], at: usize, i: usize) -> Pending {
             "unexpected end of input in a number".into(),
         );
     }
-    // The number and the word characters glued to it.
-    let mut end = i;
-    while end < buf.len() && end - at < 40 && WORD[buf[end] as usize] {
-        end += 1;
-    }
-    let text = String::from_utf8_lossy(&buf[at..end]);
+    // The number and the word characters glued to it, at most 40 bytes from `at`.
+    let rest = buf.get(at..).unwrap_or_default();
+    let head = i.saturating_sub(at);
+    let glued = rest.get(head..).unwrap_or_default();
+    let n = glued.iter().take(40).take_while(|&&c| is_word(c)).count();
+    let end = head.saturating_add(n).min(40).max(head);
+    let text = String::from_utf8_lossy(rest.get(..end).unwrap_or_default());
     Pending::new(ErrorKind::Syntax, at, format!("invalid number {text:?}"))
 }
 
 #[cfg(test)]
+// Tests may panic: that is how they fail.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

@@ -8,6 +8,12 @@
 //! (value extents without validation). Every function takes the input and a position and
 //! returns the position after what it read; errors are [`Pending`]s with the offset of the
 //! offending byte (or, when the input ended, of the item that was cut short).
+//!
+//! Positions never panic: bytes are read with `get`, and a position is at most a few bytes
+//! past the end of the input (a backslash at the very end skips two), while the input is at
+//! most `isize::MAX` bytes long. So `i + n` for a small constant `n`, or for the length of
+//! bytes just read at `i`, cannot wrap: it is written `i.wrapping_add(n)`, which compiles to
+//! the same add and spells out that it cannot panic.
 
 use super::frame::Pending;
 use crate::error::ErrorKind;
@@ -19,28 +25,40 @@ pub(super) fn ws(buf: &[u8], mut i: usize) -> usize {
         if c > b' ' || !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
             break;
         }
-        i += 1;
+        i = i.wrapping_add(1);
     }
     i
 }
 
 /// Bytes that may not directly follow a number or a literal (they would continue the token).
-pub(super) static WORD: [bool; 256] = {
+static WORD: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
-        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_');
+        // In bounds: `c < 256`, the table's length; and this runs at compile time, where an
+        // out-of-bounds index would fail the build, not a decode.
+        #[allow(clippy::indexing_slicing)]
+        {
+            t[c] = b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_');
+        }
         c += 1;
     }
     t
 };
 
+/// True for a byte that may not directly follow a number or a literal ([`WORD`]).
+#[inline(always)]
+pub(super) fn is_word(c: u8) -> bool {
+    // (A `u8` indexes the 256 entries: the check compiles away.)
+    WORD.get(usize::from(c)) == Some(&true)
+}
+
 /// Checks the literal `word` (`true`, `false`, `null`) at `at`; returns its end.
 #[inline(always)]
 pub(super) fn literal(buf: &[u8], at: usize, word: &'static [u8]) -> Result<usize, Pending> {
-    let end = at + word.len();
-    if buf.get(at..end) == Some(word) && !buf.get(end).is_some_and(|&c| WORD[c as usize]) {
+    let end = at.wrapping_add(word.len());
+    if buf.get(at..end) == Some(word) && !buf.get(end).is_some_and(|&c| is_word(c)) {
         return Ok(end);
     }
     Err(bad_literal(buf, at, word))
@@ -49,7 +67,7 @@ pub(super) fn literal(buf: &[u8], at: usize, word: &'static [u8]) -> Result<usiz
 #[cold]
 #[inline(never)]
 fn bad_literal(buf: &[u8], at: usize, word: &[u8]) -> Pending {
-    let rest = &buf[at..];
+    let rest = buf.get(at..).unwrap_or_default();
     if rest.len() < word.len() && word.starts_with(rest) {
         return Pending::new(
             ErrorKind::Eof,
@@ -66,17 +84,16 @@ fn bad_literal(buf: &[u8], at: usize, word: &[u8]) -> Pending {
 pub(super) fn unexpected(buf: &[u8], at: usize) -> Pending {
     match buf.get(at) {
         None => eof(at),
-        Some(&c) if !WORD[c as usize] => Pending::new(
+        Some(&c) if !is_word(c) => Pending::new(
             ErrorKind::Syntax,
             at,
             format!("expected a JSON value, found {}", show_byte(c)),
         ),
         Some(_) => {
-            let mut end = at + 1;
-            while end < buf.len() && end - at < 20 && WORD[buf[end] as usize] {
-                end += 1;
-            }
-            let token = String::from_utf8_lossy(&buf[at..end]);
+            // The word bytes from `at` (the first is one), at most 20.
+            let rest = buf.get(at..).unwrap_or_default();
+            let n = rest.iter().take(20).take_while(|&&c| is_word(c)).count();
+            let token = String::from_utf8_lossy(rest.get(..n).unwrap_or_default());
             Pending::new(
                 ErrorKind::Syntax,
                 at,
@@ -113,7 +130,7 @@ pub(super) fn bad_separator(buf: &[u8], at: usize, close: u8) -> Pending {
 pub(super) fn colon(buf: &[u8], at: usize) -> Result<usize, Pending> {
     let i = ws(buf, at);
     match buf.get(i) {
-        Some(b':') => Ok(i + 1),
+        Some(b':') => Ok(i.wrapping_add(1)),
         _ => Err(expected(buf, i, "':' after an object key")),
     }
 }

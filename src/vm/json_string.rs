@@ -2,6 +2,9 @@
 //! bytes and non-ASCII bytes together (16 bytes at a time with SSE2 on x86-64), UTF-8
 //! validation, and decoding escapes into the arena (or only checking them, for skipped
 //! values).
+//!
+//! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
+//! `json_scan` on positions); bytes are read with `get`.
 
 use bumpalo::Bump;
 
@@ -58,31 +61,33 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
     while let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<16>()) {
         let (special, high) = masks16(chunk);
         if special != 0 {
+            // `k < 16`, so `1 << k` is at least 1.
             let k = special.trailing_zeros();
-            if high & ((1u32 << k) - 1) != 0 {
+            if high & (1u32 << k).wrapping_sub(1) != 0 {
                 *flags |= NON_ASCII;
             }
-            return i + k as usize;
+            return i.wrapping_add(k as usize);
         }
         if high != 0 {
             *flags |= NON_ASCII;
         }
-        i += 16;
+        i = i.wrapping_add(16);
     }
     #[cfg(not(target_arch = "x86_64"))]
     while let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<8>()) {
         let (special, high) = masks8(chunk);
         if special != 0 {
+            // `k < 8`, so the shift is below 64 and `1 << 8k` is at least 1.
             let k = special.trailing_zeros() / 8;
-            if high & ((1u64 << (8 * k)) - 1) != 0 {
+            if high & (1u64 << k.wrapping_mul(8)).wrapping_sub(1) != 0 {
                 *flags |= NON_ASCII;
             }
-            return i + k as usize;
+            return i.wrapping_add(k as usize);
         }
         if high != 0 {
             *flags |= NON_ASCII;
         }
-        i += 8;
+        i = i.wrapping_add(8);
     }
     while let Some(&c) = buf.get(i) {
         if c == b'"' || c == b'\\' || c < 0x20 {
@@ -91,7 +96,7 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
         if c >= 0x80 {
             *flags |= NON_ASCII;
         }
-        i += 1;
+        i = i.wrapping_add(1);
     }
     i
 }
@@ -108,7 +113,8 @@ pub(super) fn scan_string(buf: &[u8], mut i: usize, open: usize) -> Result<(usiz
             Some(b'"') => return Ok((i, flags)),
             Some(b'\\') => {
                 flags |= ESCAPED;
-                i += 2;
+                // Past the backslash and the byte it escapes (at most one past the end).
+                i = i.wrapping_add(2);
             }
             Some(&c) => return Err(control(c, i)),
             None => return Err(unterminated(open)),
@@ -126,7 +132,9 @@ pub(super) fn string_body<'a>(
     flags: u8,
     bump: &'a Bump,
 ) -> Result<&'a str, Pending> {
-    let raw = &buf[start..end];
+    let Some(raw) = buf.get(start..end) else {
+        return Err(unterminated(start));
+    };
     let s = if flags & NON_ASCII != 0 {
         utf8(raw, start)?
     } else {
@@ -147,15 +155,18 @@ pub(super) fn check_string_body(
     end: usize,
     flags: u8,
 ) -> Result<(), Pending> {
-    let raw = &buf[start..end];
+    let Some(raw) = buf.get(start..end) else {
+        return Err(unterminated(start));
+    };
     if flags & NON_ASCII != 0 {
         utf8(raw, start)?;
     }
     if flags & ESCAPED != 0 {
-        let mut j = 0;
-        while let Some(k) = memchr::memchr(b'\\', &raw[j..]) {
-            let (_, used) = escape(raw, j + k, start)?;
-            j += k + used;
+        let mut j = 0usize;
+        while let Some(k) = raw.get(j..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+            // `j + k` is a backslash of `raw`; an escape uses at most 12 bytes.
+            let (_, used) = escape(raw, j.wrapping_add(k), start)?;
+            j = j.wrapping_add(k).wrapping_add(used);
         }
     }
     Ok(())
@@ -177,7 +188,7 @@ fn invalid_utf8(bytes: &[u8], at: usize) -> Pending {
     let bad = simdutf8::compat::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
     Pending::new(
         ErrorKind::InvalidUtf8,
-        at + bad,
+        at.saturating_add(bad),
         "string is not valid UTF-8".into(),
     )
 }
@@ -191,8 +202,10 @@ fn invalid_utf8(bytes: &[u8], at: usize) -> Pending {
 fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> {
     let raw = s.as_bytes();
     let n = raw.len();
-    let dst = bump.alloc_slice_fill_copy(n + 16, 0u8);
-    let (mut r, mut w) = (0, 0);
+    // (`n` is at most `isize::MAX`, so `n + 16` cannot wrap; `w <= r <= n` throughout, and
+    // the `r`/`w` steps below move over bytes just read and written.)
+    let dst = bump.alloc_slice_fill_copy(n.wrapping_add(16), 0u8);
+    let (mut r, mut w) = (0usize, 0usize);
     loop {
         while let (Some(chunk), Some(out)) = (
             raw.get(r..).and_then(|c| c.first_chunk::<16>()),
@@ -201,34 +214,43 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
             *out = *chunk;
             let m = backslashes16(chunk);
             if m == 0 {
-                r += 16;
-                w += 16;
+                r = r.wrapping_add(16);
+                w = w.wrapping_add(16);
                 continue;
             }
             let k = m.trailing_zeros() as usize;
-            r += k;
-            w += k;
+            r = r.wrapping_add(k);
+            w = w.wrapping_add(k);
             break;
         }
-        if r + 16 > n {
+        if n.saturating_sub(r) < 16 {
             // The tail, byte by byte.
             while let Some(&c) = raw.get(r).filter(|&&c| c != b'\\') {
-                dst[w] = c;
-                r += 1;
-                w += 1;
+                let Some(slot) = dst.get_mut(w) else {
+                    return Err(overrun(at));
+                };
+                *slot = c;
+                r = r.wrapping_add(1);
+                w = w.wrapping_add(1);
             }
             if r >= n {
                 break;
             }
         }
         let (c, used) = escape(raw, r, at)?;
-        w += c.encode_utf8(&mut dst[w..w + 4]).len();
-        r += used;
+        let Some(out) = dst.get_mut(w..).and_then(|o| o.first_chunk_mut::<4>()) else {
+            return Err(overrun(at));
+        };
+        w = w.wrapping_add(c.encode_utf8(out).len());
+        r = r.wrapping_add(used);
     }
     let out: &'a [u8] = dst;
+    let Some(out) = out.get(..w) else {
+        return Err(overrun(at));
+    };
     // SAFETY: `s` is UTF-8; the bytes copied run between backslashes (ASCII, so character
     // boundaries) and every escape wrote a whole UTF-8-encoded `char`.
-    Ok(unsafe { std::str::from_utf8_unchecked(&out[..w]) })
+    Ok(unsafe { std::str::from_utf8_unchecked(out) })
 }
 
 /// The positions of the backslashes in 16 bytes, one bit each.
@@ -256,7 +278,9 @@ fn backslashes16(chunk: &[u8; 16]) -> u32 {
 /// The escape at `raw[j]` (a backslash): the character and the bytes it used.
 #[inline(always)]
 fn escape(raw: &[u8], j: usize, at: usize) -> Result<(char, usize), Pending> {
-    let c = match raw.get(j + 1) {
+    // The escape's bytes, from its backslash.
+    let e = raw.get(j..).unwrap_or_default();
+    let c = match e.get(1) {
         Some(b'"') => '"',
         Some(b'\\') => '\\',
         Some(b'/') => '/',
@@ -266,22 +290,25 @@ fn escape(raw: &[u8], j: usize, at: usize) -> Result<(char, usize), Pending> {
         Some(b'r') => '\r',
         Some(b't') => '\t',
         Some(b'u') => {
-            let hi = hex4(raw, j + 2).ok_or_else(|| bad_escape(raw, j, at))?;
+            let hi = hex4(e.get(2..6)).ok_or_else(|| bad_escape(raw, j, at))?;
             return match hi {
                 0xd800..=0xdbff => {
-                    let lo = match raw.get(j + 6..j + 8) {
-                        Some(b"\\u") => hex4(raw, j + 8),
+                    let lo = match e.get(6..8) {
+                        Some(b"\\u") => hex4(e.get(8..12)),
                         _ => None,
                     };
                     match lo {
                         Some(lo @ 0xdc00..=0xdfff) => {
-                            let c = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+                            // Both halves in their ranges: no wrap, at most 0x10ffff.
+                            let high = hi.wrapping_sub(0xd800) << 10;
+                            let c = high.wrapping_add(lo.wrapping_sub(0xdc00));
+                            let c = c.wrapping_add(0x10000);
                             Ok((char::from_u32(c).unwrap_or('\u{fffd}'), 12))
                         }
-                        _ => Err(surrogate(hi, at + j)),
+                        _ => Err(surrogate(hi, at.saturating_add(j))),
                     }
                 }
-                0xdc00..=0xdfff => Err(surrogate(hi, at + j)),
+                0xdc00..=0xdfff => Err(surrogate(hi, at.saturating_add(j))),
                 c => Ok((char::from_u32(c).unwrap_or('\u{fffd}'), 6)),
             };
         }
@@ -290,27 +317,39 @@ fn escape(raw: &[u8], j: usize, at: usize) -> Result<(char, usize), Pending> {
     Ok((c, 2))
 }
 
-fn hex4(raw: &[u8], i: usize) -> Option<u32> {
-    let digits = raw.get(i..i + 4)?;
-    let mut v = 0;
-    for &d in digits {
-        v = v * 16 + (d as char).to_digit(16)?;
+/// The value of four hex digits.
+fn hex4(digits: Option<&[u8]>) -> Option<u32> {
+    let mut v = 0u32;
+    for &d in digits? {
+        v = (v << 4) | (d as char).to_digit(16)?;
     }
     Some(v)
 }
 
 #[cold]
 fn bad_escape(raw: &[u8], j: usize, at: usize) -> Pending {
-    let end = (j + 6).min(raw.len());
-    let text = String::from_utf8_lossy(&raw[j..end]);
-    let text = match raw.get(j + 1) {
+    let e = raw.get(j..).unwrap_or_default();
+    let text = String::from_utf8_lossy(e.get(..6).unwrap_or(e));
+    let text = match e.get(1) {
         Some(b'u') => text.into_owned(),
         _ => text.chars().take(2).collect(),
     };
     Pending::new(
         ErrorKind::InvalidUtf8,
-        at + j,
+        at.saturating_add(j),
         format!("invalid escape {text:?} in string"),
+    )
+}
+
+/// The unescaped text outgrew its buffer: impossible (an escape is never shorter than what
+/// it decodes to), but an error rather than a panic.
+#[cold]
+#[inline(never)]
+fn overrun(at: usize) -> Pending {
+    Pending::new(
+        ErrorKind::Syntax,
+        at,
+        "internal: unescaped string overran its buffer".into(),
     )
 }
 
@@ -339,6 +378,14 @@ fn unterminated(open: usize) -> Pending {
 }
 
 #[cfg(test)]
+// Tests may panic: that is how they fail.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

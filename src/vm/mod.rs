@@ -1,6 +1,18 @@
 //! Executors over a [`Program`](crate::Program): one forward pass, an explicit stack (no
 //! recursion, so hostile nesting cannot overflow the thread stack), values built in a bumpalo
 //! arena. The value path of an error is rendered from the stack, only when an error happens.
+//!
+//! Every decode module is held to the panic-freedom lints below (CI runs clippy with
+//! `-D warnings`): an index or an arithmetic operation on input-derived values must not be
+//! able to panic. The few indexes kept in hot paths are allowed one by one, each with an
+//! `// In bounds:` comment that says why it cannot fail.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 pub(crate) mod dyncache;
 mod frame;

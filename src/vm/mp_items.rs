@@ -31,26 +31,29 @@ impl<'a> Vm<'a> {
                     && (m as u32 & 0x1f) <= self.b.options.limits.max_string_len =>
             {
                 let len = m as usize & 0x1f;
-                if let Some(s) = short_ascii(self.r.buf, at + 1, len) {
-                    self.r.pos = at + 1 + len;
+                // Past the marker just read (`at < buf.len()`).
+                let start = at.wrapping_add(1);
+                if let Some(s) = short_ascii(self.r.buf, start, len) {
+                    // `short_ascii` read these `len` bytes: `start + len <= buf.len()`.
+                    self.r.pos = start.wrapping_add(len);
                     return Ok(Item::Done(Value::String(s)));
                 }
-                self.r.pos += 1;
+                self.r.pos = start;
                 let bytes = self.take(len, at)?;
                 return Ok(Item::Done(Value::String(utf8(bytes, at)?)));
             }
             Op::Number if m <= 0x7f || m >= 0xe0 => {
-                self.r.pos += 1;
+                self.r.skip1();
                 return Ok(Item::Done(Value::Number(Number::Int((m as i8) as i64))));
             }
             Op::Bool if m == 0xc2 || m == 0xc3 => {
-                self.r.pos += 1;
+                self.r.skip1();
                 return Ok(Item::Done(Value::Bool(m == 0xc3)));
             }
             _ => {}
         }
         if m == 0xc0 {
-            self.r.pos += 1;
+            self.r.skip1();
             return Ok(Item::Done(Value::Null));
         }
         if is_ext(m) {
@@ -108,7 +111,7 @@ impl<'a> Vm<'a> {
     /// Reads a str or bin payload (the marker `m` not yet consumed), checking its length.
     #[inline]
     fn str_bytes(&mut self, m: u8, at: usize) -> Result<&'a [u8], Pending> {
-        self.r.pos += 1;
+        self.r.skip1();
         let len = self.r.str_len(m).ok_or_else(|| eof(at))?;
         let max = self.b.options.limits.max_string_len;
         if len > max as usize {
@@ -131,14 +134,14 @@ impl<'a> Vm<'a> {
         if is_str_or_bin(m) {
             let bytes = self.str_bytes(m, at)?;
             if !is_valid_decimal(bytes) {
-                let text = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
+                let text = String::from_utf8_lossy(bytes.get(..40).unwrap_or(bytes)).into_owned();
                 let msg = format!("{text:?} is not a valid number");
                 return Err(Pending::new(ErrorKind::InvalidNumber, at, msg));
             }
             return Ok(Number::Decimal(self.b.bump.alloc(utf8(bytes, at)?)));
         }
         let r = &mut self.r;
-        r.pos += 1;
+        r.skip1();
         let n = match m {
             0x00..=0x7f => Some(Number::Int(m as i64)),
             0xe0..=0xff => Some(Number::Int((m as i8) as i64)),
@@ -153,7 +156,7 @@ impl<'a> Vm<'a> {
             0xca => r.be_u32().map(|v| Number::Float(f32::from_bits(v) as f64)),
             0xcb => r.be_u64().map(|v| Number::Float(f64::from_bits(v))),
             _ => {
-                r.pos -= 1;
+                r.pos = at;
                 return Err(mismatch("number", m, at));
             }
         };
@@ -186,7 +189,7 @@ impl<'a> Vm<'a> {
         let code = r.u8().ok_or_else(|| eof(at))?;
         let payload_at = r.pos;
         let payload = self.take(len, at)?;
-        self.b.unknowns += 1;
+        self.b.unknowns = self.b.unknowns.saturating_add(1);
         if code != 12 || len <= 1 {
             return Ok(Value::Unknown(None));
         }
@@ -248,7 +251,7 @@ impl<'a> Vm<'a> {
                 msg,
             ));
         }
-        self.r.pos += 1;
+        self.r.skip1();
         let tlen = self.r.str_len(tm).ok_or_else(|| eof(type_at))?;
         let limit = self.b.options.limits.max_type_json_len;
         if tlen > limit as usize {
@@ -297,19 +300,21 @@ impl<'a> Vm<'a> {
             Header::Array => (0x90, 0xdc, 1),
             Header::Map => (0x80, 0xde, 2),
         };
+        // (The 32-bit forms are `wide | 1`: 0xdd, 0xdf.)
         let n = if m & 0xf0 == fix {
-            self.r.pos += 1;
+            self.r.skip1();
             (m & 0x0f) as u32
         } else if m == wide {
-            self.r.pos += 1;
+            self.r.skip1();
             self.r.be_u16().ok_or_else(|| eof(at))? as u32
-        } else if m == wide + 1 {
-            self.r.pos += 1;
+        } else if m == wide | 1 {
+            self.r.skip1();
             self.r.be_u32().ok_or_else(|| eof(at))?
         } else {
             return Err(mismatch(what, m, at));
         };
-        self.check_claim(items_per_entry * n as u64, n, at)?;
+        // At most 2 × (2³² − 1) items: no overflow in a u64.
+        self.check_claim((n as u64).wrapping_mul(items_per_entry), n, at)?;
         Ok(n)
     }
 
@@ -359,10 +364,13 @@ impl<'a> Vm<'a> {
         let mut found = None;
         // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
         if *next < attrs.len && !self.b.check_key_lengths {
-            let k = attrs.start as usize + *next as usize;
+            // An index into `prog.attrs` (`next < len`, the span the compiler built), so far
+            // below `usize::MAX`; a bad one would only miss the `get`.
+            let k = (attrs.start as usize).wrapping_add(*next as usize);
             if let Some(key) = prog.attrs.get(k) {
                 if key.matches(self.r.buf, at) {
-                    self.r.pos += key.len();
+                    // The key's bytes are at `at`: `at + key.len() <= buf.len()`.
+                    self.r.pos = at.wrapping_add(key.len());
                     found = Some(*next);
                 }
             }
@@ -379,7 +387,7 @@ impl<'a> Vm<'a> {
                     return Err(Pending::new(reserved_or(m, ErrorKind::InvalidKey), at, msg));
                 }
                 let key = self.str_bytes(m, at)?;
-                let names = &prog.attr_names[attrs.range()];
+                let names = prog.attr_names.get(attrs.range()).unwrap_or_default();
                 match names.binary_search_by(|n| n.as_bytes().cmp(key)) {
                     Ok(j) => j as u32,
                     Err(_) => {
@@ -401,7 +409,8 @@ impl<'a> Vm<'a> {
                                 ))
                             }
                         }
-                        cur.index += 1;
+                        // `index < len` (the caller's loop): cannot wrap.
+                        cur.index = cur.index.wrapping_add(1);
                         cur.in_value = false;
                         return Ok(None);
                     }
@@ -421,12 +430,13 @@ fn short_ascii(buf: &[u8], start: usize, len: usize) -> Option<&str> {
     if len > 16 {
         return None;
     }
-    let word =
-        u128::from_le_bytes(*chunk) & (u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0));
+    // `len <= 16`: the shift is 0..=128 bits, computed without overflow.
+    let shift = 128u32.wrapping_sub((len as u32).wrapping_mul(8));
+    let word = u128::from_le_bytes(*chunk) & (u128::MAX.checked_shr(shift).unwrap_or(0));
     if word & 0x8080_8080_8080_8080_8080_8080_8080_8080 != 0 {
         return None;
     }
-    let bytes = buf.get(start..start + len)?;
+    let bytes = chunk.get(..len)?;
     // SAFETY: the mask test above proved all `len` bytes ASCII, and ASCII is valid UTF-8.
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }

@@ -1,5 +1,9 @@
 //! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
 //! value of any depth iteratively. Returns `None` at end of input; callers attach offsets.
+//!
+//! Every read goes through `get`, so a position past the end is never a panic, only `None`.
+//! `pos <= buf.len() <= isize::MAX` holds after every successful read, so stepping over bytes
+//! just read (`pos + n` where `pos + n <= buf.len()`) uses `wrapping_add`: it cannot wrap.
 
 use rmp::Marker;
 
@@ -25,7 +29,8 @@ impl<'a> Reader<'a> {
 
     #[inline(always)]
     pub fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        // `pos <= buf.len()` (see the module docs): cannot wrap.
+        self.buf.len().wrapping_sub(self.pos)
     }
 
     #[inline(always)]
@@ -41,31 +46,41 @@ impl<'a> Reader<'a> {
         Some(s)
     }
 
+    /// Steps over the byte at `pos`, which the caller has just read (so `pos < buf.len()`).
+    #[inline(always)]
+    pub fn skip1(&mut self) {
+        self.pos = self.pos.wrapping_add(1);
+    }
+
     #[inline(always)]
     pub fn u8(&mut self) -> Option<u8> {
         let b = self.peek()?;
-        self.pos += 1;
+        self.skip1();
         Some(b)
+    }
+
+    /// The next `N` bytes, consumed.
+    #[inline(always)]
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let end = self.pos.checked_add(N)?;
+        let a = *self.buf.get(self.pos..end)?.first_chunk::<N>()?;
+        self.pos = end;
+        Some(a)
     }
 
     #[inline(always)]
     pub fn be_u16(&mut self) -> Option<u16> {
-        self.take(2).map(|s| u16::from_be_bytes([s[0], s[1]]))
+        self.array().map(u16::from_be_bytes)
     }
 
     #[inline(always)]
     pub fn be_u32(&mut self) -> Option<u32> {
-        self.take(4)
-            .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+        self.array().map(u32::from_be_bytes)
     }
 
     #[inline(always)]
     pub fn be_u64(&mut self) -> Option<u64> {
-        self.take(8).map(|s| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(s);
-            u64::from_be_bytes(b)
-        })
+        self.array().map(u64::from_be_bytes)
     }
 
     /// After a str or bin marker `m` has been consumed: the payload length.
@@ -79,22 +94,23 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Skips one complete value, iteratively.
+    /// Skips one complete value, iteratively. (`pending` stays below `remaining() + 2³³`,
+    /// far from overflowing; the additions saturate regardless.)
     pub fn skip_value(&mut self) -> Result<(), SkipError> {
         let mut pending: u64 = 1;
         while pending > 0 {
-            pending -= 1;
+            pending = pending.saturating_sub(1);
             let at = self.pos;
             let m = self.u8().ok_or(SkipError::Eof)?;
             let eof = |_| SkipError::Eof;
             let skip = match m {
                 0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => 0,
                 0x80..=0x8f => {
-                    pending += 2 * (m & 0x0f) as u64;
+                    pending = pending.saturating_add(u64::from(m & 0x0f).saturating_mul(2));
                     0
                 }
                 0x90..=0x9f => {
-                    pending += (m & 0x0f) as u64;
+                    pending = pending.saturating_add((m & 0x0f) as u64);
                     0
                 }
                 0xa0..=0xbf => (m & 0x1f) as usize,
@@ -102,9 +118,10 @@ impl<'a> Reader<'a> {
                 0xc4 | 0xd9 => self.u8().ok_or(SkipError::Eof)? as usize,
                 0xc5 | 0xda => self.be_u16().ok_or(SkipError::Eof)? as usize,
                 0xc6 | 0xdb => self.be_u32().ok_or(SkipError::Eof)? as usize,
-                0xc7 => self.u8().ok_or(SkipError::Eof)? as usize + 1,
-                0xc8 => self.be_u16().ok_or(SkipError::Eof)? as usize + 1,
-                0xc9 => self.be_u32().ok_or(SkipError::Eof)? as usize + 1,
+                // The ext payload and its type byte (a saturated length fails in `take`).
+                0xc7 => (self.u8().ok_or(SkipError::Eof)? as usize).saturating_add(1),
+                0xc8 => (self.be_u16().ok_or(SkipError::Eof)? as usize).saturating_add(1),
+                0xc9 => (self.be_u32().ok_or(SkipError::Eof)? as usize).saturating_add(1),
                 0xca => 4,
                 0xcb => 8,
                 0xcc | 0xd0 => 1,
@@ -117,19 +134,23 @@ impl<'a> Reader<'a> {
                 0xd7 => 9,
                 0xd8 => 17,
                 0xdc => {
-                    pending += self.be_u16().ok_or(SkipError::Eof)? as u64;
+                    let n = self.be_u16().ok_or(SkipError::Eof)? as u64;
+                    pending = pending.saturating_add(n);
                     0
                 }
                 0xdd => {
-                    pending += self.be_u32().ok_or(SkipError::Eof)? as u64;
+                    let n = self.be_u32().ok_or(SkipError::Eof)? as u64;
+                    pending = pending.saturating_add(n);
                     0
                 }
                 0xde => {
-                    pending += 2 * self.be_u16().ok_or(SkipError::Eof)? as u64;
+                    let n = self.be_u16().ok_or(SkipError::Eof)? as u64;
+                    pending = pending.saturating_add(n.saturating_mul(2));
                     0
                 }
                 0xdf => {
-                    pending += 2 * self.be_u32().ok_or(SkipError::Eof)? as u64;
+                    let n = self.be_u32().ok_or(SkipError::Eof)? as u64;
+                    pending = pending.saturating_add(n.saturating_mul(2));
                     0
                 }
             };

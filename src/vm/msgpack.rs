@@ -80,7 +80,8 @@ impl<'a> Vm<'a> {
             match self.item(code, elem)? {
                 Item::Done(v) => {
                     *slot = v;
-                    cur.index += 1;
+                    // `index < out.len() <= u32::MAX`: cannot wrap.
+                    cur.index = cur.index.wrapping_add(1);
                 }
                 Item::Push(f) => return Ok(Some(f)),
             }
@@ -94,14 +95,16 @@ impl<'a> Vm<'a> {
             return Ok(None);
         };
         let prog = self.b.prog;
-        let ops = &prog.tuple_elems[elems.range()];
+        // (A span the compiler built; an impossible one reads as no elements, not a panic.)
+        let ops = prog.tuple_elems.get(elems.range()).unwrap_or_default();
         while let (Some(slot), Some(&op)) =
             (out.get_mut(cur.index as usize), ops.get(cur.index as usize))
         {
             match self.item(prog.op(op), op)? {
                 Item::Done(v) => {
                     *slot = v;
-                    cur.index += 1;
+                    // `index < out.len() <= u32::MAX`: cannot wrap.
+                    cur.index = cur.index.wrapping_add(1);
                 }
                 Item::Push(f) => return Ok(Some(f)),
             }
@@ -121,7 +124,8 @@ impl<'a> Vm<'a> {
             match self.item(code, elem)? {
                 Item::Done(v) => {
                     slot.1 = v;
-                    cur.index += 1;
+                    // `index < out.len() <= u32::MAX`: cannot wrap.
+                    cur.index = cur.index.wrapping_add(1);
                     cur.in_value = false;
                 }
                 Item::Push(f) => return Ok(Some(f)),
@@ -143,7 +147,8 @@ impl<'a> Vm<'a> {
                             *slot = v;
                         }
                     }
-                    cur.index += 1;
+                    // `index < len`: cannot wrap.
+                    cur.index = cur.index.wrapping_add(1);
                     cur.in_value = false;
                 }
                 Item::Push(f) => return Ok(Some(f)),

@@ -58,7 +58,7 @@ fn concrete(ty: &Type, v: &Value<'_>, depth: u32) -> Concrete {
         );
         return Err((ErrorKind::Limit, msg));
     }
-    let depth = depth + 1;
+    let depth = depth.saturating_add(1);
     Ok(match (ty, v) {
         (Type::Dynamic, Value::Dynamic(d)) => Some(
             concrete(&d.program.root_type, &d.value, depth)?
@@ -168,7 +168,7 @@ fn rebuild<'a>(
             ),
         ),
         (Type::Tuple(ts), Value::Tuple(vs), Op::Tuple { elems }) => {
-            let ops = &program.tuple_elems[elems.range()];
+            let ops = program.tuple_elems.get(elems.range()).unwrap_or_default();
             let parts = ts.iter().zip(ops).zip(vs.iter());
             Value::Tuple(
                 bump.alloc_slice_fill_iter(
@@ -177,7 +177,7 @@ fn rebuild<'a>(
             )
         }
         (Type::Object(o), Value::Object { attrs, .. }, Op::Object { attrs: span }) => {
-            let ops = &program.attrs[span.range()];
+            let ops = program.attrs.get(span.range()).unwrap_or_default();
             let parts = o.attrs().iter().zip(ops).zip(attrs.iter());
             Value::Object {
                 op,

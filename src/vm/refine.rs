@@ -1,7 +1,8 @@
 //! Refinements of unknown values: the payload of MessagePack extension 12, a map with integer
 //! keys (1 nullness, 2 string prefix, 3/4 number bounds, 5/6 collection length bounds).
 //! Unknown keys are skipped (the spec's rule); malformed or inconsistent refinements are
-//! errors, never panics.
+//! errors, never panics. (Offsets are `base + r.pos`, within the input: the additions
+//! saturate only to satisfy the lints.)
 
 use bumpalo::Bump;
 
@@ -52,7 +53,7 @@ pub(crate) fn parse<'a>(
     bump: &'a Bump,
 ) -> Result<Option<Refinements<'a>>, RefineError> {
     let mut r = Reader::new(payload);
-    let at = |r: &Reader<'_>| base + r.pos;
+    let at = |r: &Reader<'_>| base.saturating_add(r.pos);
     let m = r.u8().ok_or_else(|| eof(base))?;
     let n: usize = match m {
         0xc0 => 0,
@@ -156,7 +157,7 @@ pub(crate) fn parse<'a>(
             }
             _ => r.skip_value().map_err(|e| match e {
                 SkipError::Eof => eof(val_at),
-                SkipError::Reserved(p) => fail(base + p, "reserved byte 0xc1"),
+                SkipError::Reserved(p) => fail(base.saturating_add(p), "reserved byte 0xc1"),
             })?,
         }
     }
@@ -170,7 +171,7 @@ pub(crate) fn parse<'a>(
 /// Reads any msgpack integer. `Err(None)`: not an integer; `Err(Some(e))`: truncated.
 fn read_int(r: &mut Reader<'_>, base: usize) -> Result<i128, Option<RefineError>> {
     let start = r.pos;
-    let at = base + start;
+    let at = base.saturating_add(start);
     let m = r.u8().ok_or_else(|| Some(eof(at)))?;
     let e = || Some(eof(at));
     Ok(match m {
@@ -197,7 +198,7 @@ fn read_bound<'a>(
     base: usize,
     bump: &'a Bump,
 ) -> Result<(Number<'a>, bool), RefineError> {
-    let at = base + r.pos;
+    let at = base.saturating_add(r.pos);
     let shape = "numeric bound refinement must be a [number, bool] array";
     match r.u8() {
         Some(0x92) => {}
@@ -206,7 +207,7 @@ fn read_bound<'a>(
         None => return Err(eof(at)),
         _ => return Err(fail(at, shape)),
     }
-    let num_at = base + r.pos;
+    let num_at = base.saturating_add(r.pos);
     let m = r.u8().ok_or_else(|| eof(num_at))?;
     let e = || eof(num_at);
     let n = match m {
@@ -245,7 +246,7 @@ fn read_bound<'a>(
     let inclusive = match r.u8() {
         Some(0xc2) => false,
         Some(0xc3) => true,
-        None => return Err(eof(base + r.pos)),
+        None => return Err(eof(base.saturating_add(r.pos))),
         _ => return Err(fail(at, shape)),
     };
     Ok((n, inclusive))
