@@ -25,12 +25,11 @@ use bumpalo::Bump;
 
 use super::frame::{store, Builder, Frame, Kind, Pending};
 use super::json_extent::Memo;
-use super::json_items::TypeKey;
+use super::json_items::TypeMemo;
 use super::json_scan::{bad_separator, ws};
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, Program};
 use crate::value::Value;
-use rustc_hash::FxHashMap;
 
 /// Decodes exactly one JSON value (whitespace around it is allowed; other trailing bytes are
 /// an error).
@@ -47,9 +46,9 @@ pub(crate) fn decode<'a>(
         seq: BumpVec::new_in(bump),
         map: BumpVec::new_in(bump),
         dyns: BumpVec::new_in(bump),
-        skip_stack: Vec::new(),
-        memo: Memo::default(),
-        types: FxHashMap::default(),
+        skip_stack: BumpVec::new_in(bump),
+        memo: Memo::new_in(bump),
+        types: TypeMemo::new(),
     };
     // JSON objects read missing attributes as null (go-cty's JSON rule), always.
     vm.b.options.missing_attributes_null = true;
@@ -95,11 +94,11 @@ pub(super) struct Vm<'a> {
     /// One entry per open dynamic wrapper.
     pub(super) dyns: BumpVec<'a, DynEnd>,
     /// The skip's container stack, reused.
-    pub(super) skip_stack: Vec<bool>,
+    pub(super) skip_stack: BumpVec<'a, bool>,
     /// Extents of the containers in skipped dynamic values.
-    pub(super) memo: Memo,
+    pub(super) memo: Memo<'a>,
     /// The dynamic types of this decode, before the program's shared cache.
-    pub(super) types: FxHashMap<TypeKey<'a>, &'a Program>,
+    pub(super) types: TypeMemo<'a>,
 }
 
 impl<'a> Vm<'a> {

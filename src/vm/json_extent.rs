@@ -6,6 +6,9 @@
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
 //! `json_scan` on positions).
 
+use bumpalo::collections::Vec as BumpVec;
+use bumpalo::Bump;
+
 use super::frame::Pending;
 use super::json_scan::{eof, too_deep, ws};
 use super::json_string::scan_string;
@@ -14,15 +17,22 @@ use super::json_string::scan_string;
 /// dynamic wrapper nested in another one's value is skipped again when the outer value is
 /// decoded, and finds its end here instead of rescanning (which would cost the nesting depth
 /// times the size).
-#[derive(Default)]
-pub(super) struct Memo {
+/// In the arena, like the rest of the decode's scratch space: warm decodes allocate nothing.
+pub(super) struct Memo<'a> {
     /// `(start, end)` of every container a skip passed, in order of `start`.
-    ends: Vec<(usize, usize)>,
+    ends: BumpVec<'a, (usize, usize)>,
     /// Indexes in `ends` of the containers open during a skip.
-    open: Vec<usize>,
+    open: BumpVec<'a, usize>,
 }
 
-impl Memo {
+impl<'a> Memo<'a> {
+    pub(super) fn new_in(bump: &'a Bump) -> Memo<'a> {
+        Memo {
+            ends: BumpVec::new_in(bump),
+            open: BumpVec::new_in(bump),
+        }
+    }
+
     /// The end of the container starting at `i`, if a skip passed it.
     #[inline]
     fn end_of(&self, i: usize) -> Option<usize> {
@@ -45,7 +55,7 @@ pub(super) fn skip_fast(
     i: usize,
     depth: usize,
     max_depth: u32,
-    memo: &mut Memo,
+    memo: &mut Memo<'_>,
 ) -> Result<usize, Pending> {
     let i = ws(buf, i);
     match buf.get(i) {
@@ -95,7 +105,7 @@ fn containers_end_fast(
     at: usize,
     depth: usize,
     max_depth: u32,
-    memo: &mut Memo,
+    memo: &mut Memo<'_>,
     record: bool,
 ) -> Result<usize, Pending> {
     memo.open.clear();
@@ -165,7 +175,12 @@ impl Nesting {
     /// The bracket at `p` (outside strings): returns the end once the outermost container
     /// closed.
     #[inline(always)]
-    fn bracket(&mut self, buf: &[u8], memo: &mut Memo, p: usize) -> Result<Option<usize>, Pending> {
+    fn bracket(
+        &mut self,
+        buf: &[u8],
+        memo: &mut Memo<'_>,
+        p: usize,
+    ) -> Result<Option<usize>, Pending> {
         if matches!(buf.get(p), Some(b'[' | b'{')) {
             // At most `depth + 1`.
             self.open = self.open.saturating_add(1);
@@ -341,11 +356,20 @@ mod tests {
     use crate::error::ErrorKind;
     use crate::vm::json_skip::skip;
 
+    /// A test's arena, leaked (tests are short-lived).
+    fn leaked_bump() -> &'static Bump {
+        Box::leak(Box::new(Bump::new()))
+    }
+
+    fn fresh_memo() -> Memo<'static> {
+        Memo::new_in(leaked_bump())
+    }
+
     /// A fresh skip from the start of every container `memo` recorded ends where it recorded.
     #[track_caller]
-    fn assert_recorded_ends_refound(b: &[u8], memo: &Memo, text: &str) {
+    fn assert_recorded_ends_refound(b: &[u8], memo: &Memo<'_>, text: &str) {
         for &(start, end) in &memo.ends {
-            let mut fresh = Memo::default();
+            let mut fresh = fresh_memo();
             assert_eq!(
                 skip_fast(b, start, 10, 10, &mut fresh).ok(),
                 Some(end),
@@ -356,7 +380,7 @@ mod tests {
 
     #[test]
     fn fast_skips_find_the_same_ends() {
-        let mut st = Vec::new();
+        let mut st = BumpVec::new_in(leaked_bump());
         let values = [
             r#" {"a":[1,{"b":"]}\"{"}],"c":{}} x"#,
             "[[],[[]]],",
@@ -369,7 +393,7 @@ mod tests {
         for v in values {
             let b = v.as_bytes();
             let want = skip(b, 0, &mut st, 10, 10).map_err(|p| p.0 .0);
-            let mut memo = Memo::default();
+            let mut memo = fresh_memo();
             assert_eq!(
                 skip_fast(b, 0, 10, 10, &mut memo).map_err(|p| p.0 .0),
                 want,
@@ -387,7 +411,7 @@ mod tests {
                 let end = want.unwrap();
                 for cut in 0..end {
                     let got =
-                        skip_fast(&b[..cut], 0, 10, 10, &mut Memo::default()).map_err(|p| p.0 .0);
+                        skip_fast(&b[..cut], 0, 10, 10, &mut fresh_memo()).map_err(|p| p.0 .0);
                     assert_eq!(got, Err(ErrorKind::Eof), "{v} at {cut}");
                 }
             }
@@ -412,7 +436,7 @@ mod tests {
                 );
                 let b = text.as_bytes();
                 let want = skip(b, 0, &mut st, 10, 10).map_err(|p| p.0 .0);
-                let mut memo = Memo::default();
+                let mut memo = fresh_memo();
                 let got = skip_fast(b, 0, 10, 10, &mut memo).map_err(|p| p.0 .0);
                 assert_eq!(got, want, "{text}");
                 assert_recorded_ends_refound(b, &memo, &text);
@@ -444,18 +468,18 @@ mod tests {
                     "y".repeat(pad)
                 );
                 let b = text.as_bytes();
-                let got = skip_fast(b, 0, 64, 64, &mut Memo::default()).ok();
+                let got = skip_fast(b, 0, 64, 64, &mut fresh_memo()).ok();
                 assert_eq!(got, walk_end(b), "{text}");
             }
         }
         let deep = "[".repeat(11);
-        let mut memo = Memo::default();
+        let mut memo = fresh_memo();
         assert_eq!(
             skip_fast(deep.as_bytes(), 0, 10, 10, &mut memo).map_err(|p| (p.0 .0, p.0 .1)),
             Err((ErrorKind::Limit, 10))
         );
         assert_eq!(
-            skip_fast(b"[]", 0, 0, 10, &mut Memo::default()).map_err(|p| p.0 .0),
+            skip_fast(b"[]", 0, 0, 10, &mut fresh_memo()).map_err(|p| p.0 .0),
             Err(ErrorKind::Limit)
         );
     }

@@ -457,14 +457,14 @@ impl<'a> Vm<'a> {
             return Err(eof(type_at));
         };
         self.pos = type_end;
-        if let Some(&p) = self.types.get(&TypeKey(type_json)) {
+        if let Some(p) = self.types.get(type_json) {
             return Ok(p);
         }
         let root: &'a Program = self.b.root;
         let max_types = self.b.options.limits.max_dynamic_types;
         match root.dyn_cache.get_or_compile(type_json, max_types) {
             Lookup::Found(p) => {
-                self.types.insert(TypeKey(type_json), p);
+                self.types.insert(type_json, p);
                 Ok(p)
             }
             Lookup::Full => {
@@ -498,18 +498,44 @@ impl<'a> Vm<'a> {
     }
 }
 
-/// Type JSON as a key of the decode's own type cache: hashed by its length and its first and
-/// last 32 bytes only (type JSON runs to kilobytes, and the program's shared cache hashes all
-/// of it), compared in full.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct TypeKey<'a>(pub(super) &'a [u8]);
+/// The dynamic types of one decode, before the program's shared cache: a direct-mapped table
+/// keyed by the type JSON's bytes (hashing only its length and its first and last 32 bytes:
+/// type JSON can be kilobytes), compared in full. It lives in the executor, so a decode
+/// allocates nothing for it; a collision or a miss costs one shared-cache lookup.
+pub(super) struct TypeMemo<'a> {
+    slots: [Option<(&'a [u8], &'a Program)>; TYPE_MEMO_SLOTS],
+}
 
-impl std::hash::Hash for TypeKey<'_> {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        let b = self.0;
-        h.write_usize(b.len());
-        h.write(b.first_chunk::<32>().map_or(b, |c| c.as_slice()));
-        h.write(b.last_chunk::<32>().map_or(b, |c| c.as_slice()));
+const TYPE_MEMO_SLOTS: usize = 64;
+const TYPE_MEMO_MASK: usize = 63;
+
+impl<'a> TypeMemo<'a> {
+    pub(super) fn new() -> TypeMemo<'a> {
+        TypeMemo {
+            slots: [None; TYPE_MEMO_SLOTS],
+        }
+    }
+
+    fn slot(key: &[u8]) -> usize {
+        use std::hash::Hasher;
+        let mut h = rustc_hash::FxHasher::default();
+        h.write_usize(key.len());
+        h.write(key.get(..32).unwrap_or(key));
+        h.write(key.get(key.len().saturating_sub(32)..).unwrap_or(key));
+        h.finish() as usize & TYPE_MEMO_MASK
+    }
+
+    fn get(&self, key: &[u8]) -> Option<&'a Program> {
+        match self.slots.get(Self::slot(key)) {
+            Some(Some((k, p))) if *k == key => Some(p),
+            _ => None,
+        }
+    }
+
+    fn insert(&mut self, key: &'a [u8], program: &'a Program) {
+        if let Some(slot) = self.slots.get_mut(Self::slot(key)) {
+            *slot = Some((key, program));
+        }
     }
 }
 

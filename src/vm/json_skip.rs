@@ -6,6 +6,7 @@ use super::frame::Pending;
 use super::json_number::number;
 use super::json_scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
 use super::json_string::{check_string_body, scan_string};
+use bumpalo::collections::Vec as BumpVec;
 
 /// Skips the whole JSON value at `i` (whitespace allowed before it), validating it, without
 /// recursion: `stack` (reused) holds one entry per open container (`true` for an object).
@@ -16,7 +17,7 @@ use super::json_string::{check_string_body, scan_string};
 pub(super) fn skip(
     buf: &[u8],
     mut i: usize,
-    stack: &mut Vec<bool>,
+    stack: &mut BumpVec<'_, bool>,
     depth: usize,
     max_depth: u32,
 ) -> Result<usize, Pending> {
@@ -109,8 +110,9 @@ mod tests {
 
     #[test]
     fn skips() {
-        let mut st = Vec::new();
-        let sk = |s: &str, st: &mut Vec<bool>| {
+        let bump = bumpalo::Bump::new();
+        let mut st = BumpVec::new_in(&bump);
+        let sk = |s: &str, st: &mut BumpVec<'_, bool>| {
             skip(s.as_bytes(), 0, st, 10, 10).map_err(|p| (p.0 .0, p.0 .1))
         };
         assert_eq!(sk(r#" {"a":[1,{"b":"]"}],"c":{}} x"#, &mut st), Ok(27));
