@@ -34,10 +34,16 @@ def bench(args):
            "--round-ms", str(args.round_ms)]
     if args.only:
         cmd += ["--only", args.only]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    out = run(cmd)
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return json.loads(out), max(peak_kib, before)
+    # A fresh Python whose one child is the bench, so that the peak RSS is the bench's own
+    # (RUSAGE_CHILDREN here would also count `cargo build`).
+    wrapper = ("import resource, subprocess, sys; "
+               "r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, text=True, check=True); "
+               "sys.stdout.write(r.stdout); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", wrapper] + cmd, cwd=ROOT, check=True, text=True,
+                       capture_output=True)
+    peak_kib = int(p.stderr.strip().splitlines()[-1])
+    return json.loads(p.stdout), peak_kib
 
 
 def gocty(args):
@@ -138,7 +144,7 @@ def main():
     date = datetime.date.today().isoformat()
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     base = record_base(date)
-    name = os.path.basename(base)
+    record_name = os.path.basename(base)
     doc["gocty_mbps"] = {f"{k[0]}/{k[1]}": v for k, v in go.items()}
     doc["callgrind"] = {f"{k[0]}/{k[1]}": {"instructions": v[0], "per_byte": v[1]} for k, v in cg.items()}
     doc["peak_rss_kib"] = peak_kib
@@ -146,7 +152,7 @@ def main():
     with open(base + ".json", "w") as f:
         json.dump(doc, f, indent=1)
     has_plot = plot(doc, go, base + ".png")
-    lines = [f"# Benchmark record {name}", "",
+    lines = [f"# Benchmark record {record_name}", "",
              f"- commit `{doc['commit']}`; CPU {doc['cpu']}; {os.cpu_count()} cores; "
              f"{platform.system()} {platform.release()}",
              f"- command: `python3 perf/record.py --rounds {args.rounds} --round-ms {args.round_ms}"
@@ -188,7 +194,7 @@ def main():
             lines.append(f"| {doc_name} | {secs * 1e3:.1f} |")
         lines.append("")
     if has_plot:
-        lines += [f"![MB/s per decoder per workload]({name}.png)", ""]
+        lines += [f"![MB/s per decoder per workload]({record_name}.png)", ""]
     with open(base + ".md", "w") as f:
         f.write("\n".join(lines))
     print(base + ".md")

@@ -83,7 +83,7 @@ mod value;
 mod vm;
 
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
-pub use limits::{Limits, MAX_READ_THROUGH_DEPTH};
+pub use limits::{Limits, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};
 pub use number::Number;
 pub use program::{DecodeOptions, OpId, Program};
 pub use schema::Type;

@@ -1,8 +1,16 @@
 //! Every resource limit of a decode, in one place.
 //!
-//! Besides these, a length read from the input is always checked against the bytes that
-//! remain before anything is reserved: a header claiming 2³²−1 elements in a 10-byte input
-//! fails at once, without allocating.
+//! [`Limits`] are set per decode (through [`DecodeOptions`](crate::DecodeOptions)); the
+//! constants below are fixed bounds of recursive parts. Besides these, a length read from the
+//! input is always checked against the bytes that remain before anything is reserved: a
+//! header claiming 2³²−1 elements in a 10-byte input fails at once, without allocating. (One
+//! more bound lives with the code it bounds: `number::MAX_BINARY_MANTISSA_DIGITS`, for
+//! expanding `M p E` number text exactly.)
+
+/// Deepest type JSON nesting the type parser accepts, for schemas and for the type of every
+/// dynamic value (serde_json's own recursion limit is 128). The type JSON's size is
+/// [`Limits::max_type_json_len`].
+pub const MAX_TYPE_DEPTH: usize = 100;
 
 /// Deepest value under a dynamic wrapper whose type holds `dynamic` (say
 /// `["list","dynamic"]`) that a decode reads through to go-cty's concrete type. That walk

@@ -11,8 +11,7 @@ use serde_json::Value as Json;
 
 use crate::error::SchemaError;
 
-/// Deepest type JSON nesting the parser accepts (serde_json's own recursion limit is 128).
-pub const MAX_TYPE_DEPTH: usize = 100;
+pub use crate::limits::MAX_TYPE_DEPTH;
 
 /// A cty type constraint.
 ///
