@@ -16,7 +16,7 @@ pub const MAX_TYPE_DEPTH: usize = 100;
 /// `["list","dynamic"]`) that a decode reads through to go-cty's concrete type. That walk
 /// recurses, so it has a fixed bound of its own; deeper values are a `Limit` error. (It only
 /// matters when [`Limits::max_depth`] is raised past it: real values are far shallower.)
-pub const MAX_READ_THROUGH_DEPTH: u32 = 1000;
+pub const MAX_READ_THROUGH_DEPTH: u32 = 128;
 
 /// Resource limits for one decode. [`Limits::DEFAULT`] suits untrusted input.
 ///

@@ -5,6 +5,16 @@
 //! ops keep their attributes sorted by name, with each name pre-encoded as the MessagePack
 //! key bytes the VM compares against. Identical sub-types share one op.
 
+// The executors call into this module on every value: nothing here may panic on a program
+// or an id (see `src/vm/mod.rs`).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
 use std::fmt;
 
 use bumpalo::Bump;
@@ -42,7 +52,8 @@ pub(crate) struct Span {
 
 impl Span {
     pub fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..(self.start + self.len) as usize
+        let start = self.start as usize;
+        start..start.saturating_add(self.len as usize)
     }
 }
 
@@ -292,8 +303,11 @@ impl Program {
         Typed::new(self, value)
     }
 
+    /// The instruction `id`. Ids come from this program's compiler, so they are in range; an
+    /// id from another program (a value navigated with the wrong program) reads as `dynamic`
+    /// instead of panicking.
     pub(crate) fn op(&self, id: OpId) -> Op {
-        self.ops[id.index()]
+        self.ops.get(id.index()).copied().unwrap_or(Op::Dynamic)
     }
 
     /// Index of attribute `name` in object op `op`.
@@ -306,7 +320,7 @@ impl Program {
     /// Attribute names of object op `op` (empty for other ops).
     pub(crate) fn attr_names(&self, op: OpId) -> &[Box<str>] {
         match self.ops.get(op.index()) {
-            Some(Op::Object { attrs }) => &self.attr_names[attrs.range()],
+            Some(Op::Object { attrs }) => self.attr_names.get(attrs.range()).unwrap_or(&[]),
             _ => &[],
         }
     }
@@ -354,7 +368,8 @@ impl fmt::Display for Program {
                 Op::Map { elem } => write!(f, "map {elem}")?,
                 Op::Tuple { elems } => {
                     f.write_str("tuple [")?;
-                    for (j, e) in self.tuple_elems[elems.range()].iter().enumerate() {
+                    let elems = self.tuple_elems.get(elems.range()).unwrap_or(&[]);
+                    for (j, e) in elems.iter().enumerate() {
                         if j > 0 {
                             f.write_str(", ")?;
                         }
@@ -364,13 +379,15 @@ impl fmt::Display for Program {
                 }
                 Op::Object { attrs } => {
                     write!(f, "object {} attrs {{", attrs.len)?;
-                    for (j, k) in attrs.range().enumerate() {
+                    let names = self.attr_names.get(attrs.range()).unwrap_or(&[]);
+                    let entries = self.attrs.get(attrs.range()).unwrap_or(&[]);
+                    for (j, (name, entry)) in names.iter().zip(entries).enumerate() {
                         if j > 0 {
                             f.write_str(",")?;
                         }
                         f.write_str(" ")?;
-                        crate::schema::write_json_string(f, &self.attr_names[k])?;
-                        write!(f, ": {}", self.attrs[k].op)?;
+                        crate::schema::write_json_string(f, name)?;
+                        write!(f, ": {}", entry.op)?;
                     }
                     f.write_str(" }")?;
                 }

@@ -360,7 +360,27 @@ fn one_hundred_thousand_nested_dynamic_wrappers() {
     nested.extend(mp().dynamic("\"bool\"").bool(true).done());
     let e = dump_with(&prog("\"dynamic\""), &nested, &deep).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Limit);
-    assert!(e.message().contains("nests deeper than 1000 levels"), "{e}");
+    assert!(e.message().contains("nests deeper than 128 levels"), "{e}");
+    // Just within the bound, the walk's recursion fits a 1 MiB thread stack (even in a debug
+    // build, whose frames are the largest).
+    let n = tfwire::MAX_READ_THROUGH_DEPTH as usize / 2 - 1;
+    let mut within = list.repeat(n);
+    within.extend(mp().dynamic("\"bool\"").bool(true).done());
+    let want = format!(
+        r#"{{"type":{}"bool"{},"value":{}true{}}}"#,
+        r#"["list","#.repeat(n),
+        "]".repeat(n),
+        "[".repeat(n),
+        "]".repeat(n)
+    );
+    let dumped = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || dump_with(&prog("\"dynamic\""), &within, &DecodeOptions::default()))
+        .unwrap()
+        .join()
+        .unwrap()
+        .unwrap();
+    assert_eq!(dumped, want);
 }
 
 #[test]
