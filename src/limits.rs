@@ -14,8 +14,10 @@ pub const MAX_TYPE_DEPTH: usize = 100;
 
 /// Deepest value under a dynamic wrapper whose type holds `dynamic` (say
 /// `["list","dynamic"]`) that a decode reads through to go-cty's concrete type. That walk
-/// recurses, so it has a fixed bound of its own; deeper values are a `Limit` error. (It only
-/// matters when [`Limits::max_depth`] is raised past it: real values are far shallower.)
+/// recurses, so it has a fixed bound of its own, small enough for a 1 MiB thread stack even in
+/// a debug build; deeper values are a `Limit` error. Wrappers of type `"dynamic"` itself do not
+/// count (they are resolved without recursion), and concrete wrapper types, which is what
+/// go-cty writes for every known value, are never walked.
 pub const MAX_READ_THROUGH_DEPTH: u32 = 128;
 
 /// Resource limits for one decode. [`Limits::DEFAULT`] suits untrusted input.
