@@ -343,14 +343,7 @@ fn masks16_structural(chunk: &[u8; 16]) -> (u32, u32, u32) {
 }
 
 #[cfg(test)]
-// Tests may panic: that is how they fail.
-#[allow(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
     use super::*;
     use crate::error::ErrorKind;

@@ -580,14 +580,7 @@ fn eq_short(a: &[u8], b: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-// Tests may panic: that is how they fail.
-#[allow(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
     #[test]
     fn eq_short_matches_slice_equality() {

@@ -113,14 +113,7 @@ fn bad_number(buf: &[u8], at: usize, i: usize) -> Pending {
 }
 
 #[cfg(test)]
-// Tests may panic: that is how they fail.
-#[allow(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
     use super::*;
 

@@ -378,14 +378,7 @@ fn unterminated(open: usize) -> Pending {
 }
 
 #[cfg(test)]
-// Tests may panic: that is how they fail.
-#[allow(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
     use super::*;
 
