@@ -29,19 +29,8 @@ pub(crate) struct Map<'a>(Vec<(Cow<'a, str>, Json<'a>)>);
 
 impl<'a> Map<'a> {
     /// Sorts `entries` by key (stable); of repeated keys the last stays.
-    fn from_entries(mut entries: Vec<(Cow<'a, str>, Json<'a>)>) -> Map<'a> {
-        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut kept: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(entries.len());
-            for entry in entries {
-                match kept.last_mut() {
-                    Some(last) if last.0 == entry.0 => *last = entry,
-                    _ => kept.push(entry),
-                }
-            }
-            entries = kept;
-        }
-        Map(entries)
+    fn from_entries(entries: Vec<(Cow<'a, str>, Json<'a>)>) -> Map<'a> {
+        Map(super::sorted_last_wins(entries))
     }
 
     pub fn get(&self, key: &str) -> Option<&Json<'a>> {

@@ -57,21 +57,8 @@ impl ObjectType {
         I: IntoIterator<Item = (S, Type)>,
         S: Into<String>,
     {
-        let mut attrs: Vec<(String, Type)> =
-            attrs.into_iter().map(|(n, t)| (n.into(), t)).collect();
-        // Usually sorted already (names come from sorted maps); otherwise a stable sort, and
-        // of repeated names the last one stays.
-        if !attrs.windows(2).all(|w| w[0].0 < w[1].0) {
-            attrs.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut kept: Vec<(String, Type)> = Vec::with_capacity(attrs.len());
-            for entry in attrs {
-                match kept.last_mut() {
-                    Some(last) if last.0 == entry.0 => *last = entry,
-                    _ => kept.push(entry),
-                }
-            }
-            attrs = kept;
-        }
+        let attrs =
+            super::sorted_last_wins(attrs.into_iter().map(|(n, t)| (n.into(), t)).collect());
         let mut opt: Vec<String> = Vec::new();
         for name in optional {
             if attrs
@@ -154,27 +141,10 @@ impl Type {
 
     /// Removes optional-attribute markers at every depth.
     pub fn without_optional_deep(self) -> Type {
-        match self {
-            Type::List(t) => Type::List(Box::new(t.without_optional_deep())),
-            Type::Set(t) => Type::Set(Box::new(t.without_optional_deep())),
-            Type::Map(t) => Type::Map(Box::new(t.without_optional_deep())),
-            Type::Tuple(ts) => {
-                Type::Tuple(ts.into_iter().map(Type::without_optional_deep).collect())
-            }
-            Type::Object(o) => Type::Object(ObjectType {
-                attrs: o
-                    .attrs
-                    .into_iter()
-                    .map(|(n, t)| (n, t.without_optional_deep()))
-                    .collect(),
-                optional: Vec::new(),
-            }),
-            t => t,
-        }
+        self.to_without_optional()
     }
 
-    /// A copy without optional-attribute markers at any depth: `clone()` then
-    /// [`without_optional_deep`](Type::without_optional_deep), in one pass.
+    /// A copy without optional-attribute markers at any depth (one pass, no clone first).
     pub fn to_without_optional(&self) -> Type {
         match self {
             Type::List(t) => Type::List(Box::new(t.to_without_optional())),
