@@ -1,7 +1,9 @@
 //! JSON decoding throughput on the workloads' `value.json`: one criterion group per workload,
 //! `Throughput::Bytes`, tfwire (typing against the schema as it goes) and the JSON peers in the
 //! same group: serde_json `Value`, simd-json borrowed value (the copy of the input it needs is
-//! part of its time) and sonic-rs `Value`.
+//! part of its time) and sonic-rs `Value`. On the `aws_instance` workload also the typed peers
+//! (`src/cli/typed_peers.rs`): serde_json and sonic-rs into `#[derive(Deserialize)]` structs of
+//! aws_instance, each checked once against the input's untyped tree first.
 //!
 //! Run: `cargo bench --bench json` (`TFWIRE_SHARED` names the shared directory).
 
@@ -13,6 +15,11 @@ use tfwire::Program;
 
 #[path = "support/workloads.rs"]
 mod workloads;
+
+// This bench uses the typed peers of its own format only.
+#[allow(dead_code)]
+#[path = "../src/cli/typed_peers.rs"]
+mod typed_peers;
 
 fn bench(c: &mut Criterion) {
     for w in workloads::load("json") {
@@ -59,6 +66,25 @@ fn bench(c: &mut Criterion) {
                 black_box(v);
             }),
         ));
+        if w.name == typed_peers::WORKLOAD {
+            let untyped = typed_peers::untyped(input, false).expect("decodes");
+            for decode in [typed_peers::serde_json, typed_peers::sonic_rs] {
+                typed_peers::check(&decode(input).expect("decodes"), &untyped)
+                    .expect("typed decode equals the input");
+            }
+            contenders.push((
+                "serde_json_typed",
+                Box::new(|| {
+                    black_box(typed_peers::serde_json(input).expect("decodes"));
+                }),
+            ));
+            contenders.push((
+                "sonic_rs_typed",
+                Box::new(|| {
+                    black_box(typed_peers::sonic_rs(input).expect("decodes"));
+                }),
+            ));
+        }
         workloads::group(c, "json", &w, contenders);
     }
 }

@@ -1,5 +1,6 @@
-//! The benchmark inputs: `$TFWIRE_SHARED/workloads` (default `../shared/workloads`) when
-//! present, else the repository's copies in `perf/workloads`.
+//! The benchmark inputs: the workloads of `$TFWIRE_SHARED/workloads` (default
+//! `../shared/workloads`) when present, and those of the repository's `perf/workloads` that it
+//! does not have (all of them without it: `google_states`, `azurerm_states`, `aws_instance`).
 
 use std::path::{Path, PathBuf};
 
@@ -19,15 +20,17 @@ pub fn load(ext: &str) -> Vec<Workload> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared"))
         .join("workloads");
-    let dir = if shared.is_dir() {
-        shared
-    } else {
-        root.join("perf/workloads")
-    };
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    dirs.sort();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in [shared, root.join("perf/workloads")] {
+        let entries =
+            std::fs::read_dir(&dir).map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())));
+        for d in entries.into_iter().flatten() {
+            if !dirs.iter().any(|seen| seen.file_name() == d.file_name()) {
+                dirs.push(d);
+            }
+        }
+    }
+    dirs.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     dirs.into_iter()
         .filter_map(|d| {
             let input = std::fs::read(d.join(format!("value.{ext}"))).ok()?;

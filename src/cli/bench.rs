@@ -4,6 +4,10 @@
 //! known) — a broken decode is never timed. Then each round runs every contender for a fixed
 //! slice of time, in turn, so that machine noise hits them alike; the table shows the median
 //! MB/s of the rounds and tfwire's ratio to each peer.
+//!
+//! On the `aws_instance` workload the typed peers join in (`typed_peers.rs`: serde_json,
+//! sonic-rs and rmp-serde into `#[derive(Deserialize)]` structs of aws_instance), each checked
+//! against the input's untyped tree before it is timed; other rows show `—` for them.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -17,6 +21,9 @@ use super::Failure;
 
 #[path = "../../tests/support/dumpcmp.rs"]
 mod dumpcmp;
+
+#[path = "typed_peers.rs"]
+mod typed_peers;
 
 /// Options of `tfwire bench`.
 #[derive(Args, Debug)]
@@ -47,8 +54,9 @@ pub struct BenchArgs {
     /// Only these workloads (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     only: Vec<String>,
-    /// Only these contenders (comma-separated: tfwire, rmpv_ref, rmpv, rmp_serde, serde_json,
-    /// simd_json, sonic_rs).
+    /// Only these contenders (comma-separated: tfwire, skip_walk, rmpv_ref, rmpv, rmp_serde,
+    /// serde_json, simd_json, sonic_rs; on the aws_instance workload also rmp_serde_typed,
+    /// serde_json_typed, sonic_rs_typed).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     contenders: Vec<String>,
     /// Rounds per input (the table shows medians).
@@ -88,6 +96,8 @@ struct Case {
     type_json: String,
     input: Vec<u8>,
     expected_dump: Option<String>,
+    /// The typed peers decode this input (the `aws_instance` workload).
+    typed: bool,
 }
 
 /// One measured row.
@@ -174,28 +184,36 @@ fn own_case(args: &BenchArgs, input: &Path) -> Result<Case, Failure> {
         program,
         input: bytes,
         expected_dump: None,
+        typed: false,
     })
 }
 
-/// The repository's workloads, replaced by the full set of `../shared/workloads` when present.
+/// The workloads of `../shared/workloads` (`$TFWIRE_SHARED`) when present, and those of the
+/// repository's `perf/workloads` that it does not have (all of them without it).
 fn workload_cases(args: &BenchArgs) -> Result<Vec<Case>, Failure> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("perf/workloads");
     let shared = std::env::var_os("TFWIRE_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
         .join("workloads");
-    let dir = if shared.is_dir() { shared } else { repo };
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", dir.display())))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("schema.json").is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| args.only.is_empty() || args.only.contains(n))
-        .collect();
-    names.sort();
+    let mut dirs: Vec<(String, PathBuf)> = Vec::new();
+    for dir in [shared, repo] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(|e| e.ok()) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().join("schema.json").is_file()
+                && (args.only.is_empty() || args.only.contains(&name))
+                && !dirs.iter().any(|(n, _)| *n == name)
+            {
+                dirs.push((name, entry.path()));
+            }
+        }
+    }
+    dirs.sort();
     let mut cases = Vec::new();
-    for name in names {
-        let wdir = dir.join(&name);
+    for (name, wdir) in dirs {
         let schema = super::read_file(&wdir.join("schema.json"))?;
         for encoding in [Encoding::Msgpack, Encoding::Json] {
             if args.format.is_some_and(|f| f != encoding) {
@@ -220,6 +238,7 @@ fn workload_cases(args: &BenchArgs) -> Result<Vec<Case>, Failure> {
                 program,
                 input,
                 expected_dump: Some(gunzip(&dump_file)?),
+                typed: name == typed_peers::WORKLOAD,
             });
         }
     }
@@ -275,7 +294,30 @@ fn check(case: &Case) -> Result<usize, Failure> {
             ))
         })?;
     }
+    if case.typed {
+        check_typed(case).map_err(|e| {
+            Failure::BadInput(format!(
+                "{} {}: {e}; not timed",
+                case.workload,
+                case.encoding.name()
+            ))
+        })?;
+    }
     Ok(bump.iter_allocated_chunks().map(|c| c.len()).sum())
+}
+
+/// Decodes once with each typed peer of the case's encoding and compares the result with the
+/// input's untyped tree.
+fn check_typed(case: &Case) -> Result<(), String> {
+    let input = &case.input[..];
+    let msgpack = case.encoding == Encoding::Msgpack;
+    let untyped = typed_peers::untyped(input, msgpack)?;
+    if msgpack {
+        typed_peers::check(&typed_peers::rmp_serde(input)?, &untyped)
+    } else {
+        typed_peers::check(&typed_peers::serde_json(input)?, &untyped)?;
+        typed_peers::check(&typed_peers::sonic_rs(input)?, &untyped)
+    }
 }
 
 type Contender<'c> = (&'static str, Box<dyn FnMut() -> bool + 'c>);
@@ -322,6 +364,16 @@ fn contenders(case: &Case) -> Vec<Contender<'_>> {
                         .is_ok()
                 }),
             ));
+            if case.typed {
+                list.push((
+                    "rmp_serde_typed",
+                    Box::new(move || {
+                        typed_peers::rmp_serde(input)
+                            .map(std::hint::black_box)
+                            .is_ok()
+                    }),
+                ));
+            }
         }
         Encoding::Json => {
             list.push((
@@ -355,6 +407,24 @@ fn contenders(case: &Case) -> Vec<Contender<'_>> {
                         .is_ok()
                 }),
             ));
+            if case.typed {
+                list.push((
+                    "serde_json_typed",
+                    Box::new(move || {
+                        typed_peers::serde_json(input)
+                            .map(std::hint::black_box)
+                            .is_ok()
+                    }),
+                ));
+                list.push((
+                    "sonic_rs_typed",
+                    Box::new(move || {
+                        typed_peers::sonic_rs(input)
+                            .map(std::hint::black_box)
+                            .is_ok()
+                    }),
+                ));
+            }
         }
     }
     list
@@ -432,16 +502,26 @@ fn render_text(rows: &[Row]) -> String {
     let mut out = format!("# tfwire bench — commit {commit}, {cpu}, {cores} cores; median MB/s of interleaved rounds; (×N) = tfwire / peer\n");
     for encoding in [Encoding::Msgpack, Encoding::Json] {
         let rows: Vec<&Row> = rows.iter().filter(|r| r.encoding == encoding).collect();
-        let Some(first) = rows.first() else { continue };
+        if rows.is_empty() {
+            continue;
+        }
+        // Every contender of any row, in order of appearance (tfwire first); a row without
+        // one (the typed peers outside their workload) shows `—`.
+        let mut columns: Vec<&str> = Vec::new();
+        for (name, _) in rows.iter().flat_map(|r| &r.results) {
+            if !columns.contains(name) {
+                columns.push(name);
+            }
+        }
         out.push_str(&format!(
             "\n## {}\n\n| workload | bytes | arena/input |",
             encoding.name()
         ));
-        for (name, _) in &first.results {
+        for name in &columns {
             out.push_str(&format!(" {name} |"));
         }
         out.push_str("\n|---|---:|---:|");
-        for _ in &first.results {
+        for _ in &columns {
             out.push_str("---:|");
         }
         out.push('\n');
@@ -453,13 +533,15 @@ fn render_text(rows: &[Row]) -> String {
                 row.bytes,
                 row.arena as f64 / row.bytes as f64
             ));
-            for (i, (_, mbps)) in row.results.iter().enumerate() {
-                match (mbps, ours) {
-                    (Some(m), Some(o)) if i > 0 => {
+            for (i, name) in columns.iter().enumerate() {
+                let result = row.results.iter().find(|(n, _)| n == name).map(|r| r.1);
+                match (result, ours) {
+                    (Some(Some(m)), Some(o)) if i > 0 => {
                         out.push_str(&format!(" {m:.0} (×{:.2}) |", o / m))
                     }
-                    (Some(m), _) => out.push_str(&format!(" {m:.0} |")),
-                    (None, _) => out.push_str(" failed |"),
+                    (Some(Some(m)), _) => out.push_str(&format!(" {m:.0} |")),
+                    (Some(None), _) => out.push_str(" failed |"),
+                    (None, _) => out.push_str(" — |"),
                 }
             }
             out.push('\n');
