@@ -4,7 +4,8 @@
 //!
 //! The oracle's answers are stored in `tests/data/implied/<doc>.types.jsonl`, made by
 //! `tests/data/implied/generate.sh`. Without the shared checkout the tests print a skip
-//! message and pass; with it, a missing expectation file is a failure.
+//! message and pass (they fail instead in CI: `common::strict`); with it, a missing
+//! expectation file is a failure.
 
 mod common;
 
@@ -167,19 +168,13 @@ fn aws_document_has_980_resources() {
 
 /// Random block schemas from `ctyoracle gen` (nested types, every nesting mode, dynamic
 /// parts): our implied type must equal the `i.type.json` the oracle writes. Needs the oracle
-/// binary (`$CTYORACLE`, default `/tmp/oracle/ctyoracle`); skipped without it.
+/// binary (`$CTYORACLE`, default `/tmp/oracle/ctyoracle`); skipped without it, except in
+/// strict mode (`common::strict`), where its absence fails.
 #[test]
 fn implied_types_match_oracle_gen_cases() {
-    let oracle = PathBuf::from(
-        std::env::var_os("CTYORACLE").unwrap_or_else(|| "/tmp/oracle/ctyoracle".into()),
-    );
-    if !oracle.is_file() {
-        eprintln!(
-            "SKIP: no oracle at {}: gen-case comparison skipped",
-            oracle.display()
-        );
+    let Some(oracle) = common::oracle("gen-case comparison skipped") else {
         return;
-    }
+    };
     let out = std::env::temp_dir().join(format!("tfwire-implied-gen-{}", std::process::id()));
     let status = std::process::Command::new(&oracle)
         .args([

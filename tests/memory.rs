@@ -2,6 +2,8 @@
 //! dynamic-type cache aside, after first sight), and the arena stays within 1.5 bytes per
 //! input byte on the state workloads.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,19 +48,21 @@ fn allocations(f: impl FnOnce()) -> usize {
     ALLOCATIONS.load(Ordering::SeqCst)
 }
 
-/// `perf/workloads` (always) and `../shared/workloads` (when present).
+/// `perf/workloads` (always) and `../shared/workloads` (when the shared checkout is present;
+/// required in CI: `common::strict`).
 fn workload_dirs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = std::env::var_os("TFWIRE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared"))
-        .join("workloads");
+    let shared = common::shared_dir("only perf/workloads are measured");
     let mut dirs = Vec::new();
-    for base in [root.join("perf/workloads"), shared] {
-        let Ok(entries) = std::fs::read_dir(&base) else {
-            eprintln!("skipped: {} absent", base.display());
-            continue;
-        };
+    for base in [
+        Some(root.join("perf/workloads")),
+        shared.map(|s| s.join("workloads")),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let entries =
+            std::fs::read_dir(&base).unwrap_or_else(|e| panic!("{}: {e}", base.display()));
         let mut found: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.join("schema.json").is_file())
