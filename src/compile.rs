@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::key::AttrEntry;
 use crate::program::{ItemLimits, Op, OpId, Program, Span};
 use crate::schema::{Block, NestingMode, Type};
 use crate::vm::dyncache::DynCache;
@@ -158,93 +159,4 @@ fn span(start: usize, len: usize) -> Span {
         start: u32::try_from(start).expect("side table under 2^32 entries"),
         len: u32::try_from(len).expect("fewer than 2^32 attributes"),
     }
-}
-
-/// The dispatch entry of one object attribute (upb-style): its op and instruction, and its
-/// key pre-encoded as MessagePack (header and bytes, as go-cty writes it) with the first 32
-/// bytes also held as two masked 128-bit words, so that matching the input against the key
-/// expected next is two loads, two XORs and two masks instead of a `memcmp` call. Everything
-/// the hot loop needs for one attribute sits in one entry.
-pub(crate) struct AttrEntry {
-    lo: u128,
-    hi: u128,
-    lo_mask: u128,
-    hi_mask: u128,
-    bytes: Box<[u8]>,
-    /// The attribute's op.
-    pub(crate) op: OpId,
-    /// `program.ops[op]`, copied here to save a dependent load.
-    pub(crate) code: Op,
-}
-
-impl AttrEntry {
-    pub(crate) fn new(name: &str, op: OpId, code: Op) -> AttrEntry {
-        let bytes = msgpack_key(name);
-        let mut padded = [0u8; 32];
-        let n = bytes.len().min(32);
-        padded[..n].copy_from_slice(&bytes[..n]);
-        let mask = |len: usize| -> u128 {
-            match len {
-                0 => 0,
-                16.. => u128::MAX,
-                l => (1u128 << (8 * l)) - 1,
-            }
-        };
-        let mut lo_bytes = [0u8; 16];
-        let mut hi_bytes = [0u8; 16];
-        lo_bytes.copy_from_slice(&padded[..16]);
-        hi_bytes.copy_from_slice(&padded[16..]);
-        AttrEntry {
-            op,
-            code,
-            lo: u128::from_le_bytes(lo_bytes),
-            hi: u128::from_le_bytes(hi_bytes),
-            lo_mask: mask(n.min(16)),
-            hi_mask: mask(n.saturating_sub(16)),
-            bytes,
-        }
-    }
-
-    /// Length of the encoded key in bytes.
-    #[inline(always)]
-    pub(crate) fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    /// True if `buf[at..]` starts with this key.
-    #[inline(always)]
-    pub(crate) fn matches(&self, buf: &[u8], at: usize) -> bool {
-        if self.bytes.len() <= 32 {
-            if let Some(chunk) = buf.get(at..).and_then(|s| s.first_chunk::<32>()) {
-                let (l, h) = chunk.split_at(16);
-                let mut lo_bytes = [0u8; 16];
-                let mut hi_bytes = [0u8; 16];
-                lo_bytes.copy_from_slice(l);
-                hi_bytes.copy_from_slice(h);
-                let lo = u128::from_le_bytes(lo_bytes);
-                let hi = u128::from_le_bytes(hi_bytes);
-                return (lo ^ self.lo) & self.lo_mask == 0 && (hi ^ self.hi) & self.hi_mask == 0;
-            }
-        }
-        buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes))
-    }
-}
-
-/// The shortest MessagePack str encoding of `name` (header and bytes), as go-cty writes keys.
-fn msgpack_key(name: &str) -> Box<[u8]> {
-    let n = name.len();
-    let mut out = Vec::with_capacity(n + 5);
-    if n < 32 {
-        out.push(0xa0 | n as u8);
-    } else if n <= 0xff {
-        out.extend_from_slice(&[0xd9, n as u8]);
-    } else if n <= 0xffff {
-        out.push(0xda);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else {
-        out.push(0xdb);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
-    }
-    out.extend_from_slice(name.as_bytes());
-    out.into_boxed_slice()
 }

@@ -71,9 +71,11 @@
 //!   `default-features = false`.
 #![deny(missing_docs)]
 
+mod bytes;
 mod compile;
 pub mod dump;
 mod error;
+mod key;
 mod limits;
 mod number;
 mod program;
@@ -83,7 +85,7 @@ mod value;
 mod vm;
 
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
-pub use limits::{Limits, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};
+pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};
 pub use number::Number;
 pub use program::{DecodeOptions, OpId, Program};
 pub use schema::Type;

@@ -12,6 +12,12 @@
 /// [`Limits::max_type_json_len`].
 pub const MAX_TYPE_DEPTH: usize = 100;
 
+/// Hard cap on [`Limits::max_depth`]: the executors recurse once per container (and per
+/// dynamic wrapper), so the deepest input any decode accepts is this many levels, whatever
+/// `max_depth` says. Sized so that a decode at this depth fits a 1 MiB thread stack in a
+/// debug build (`tests/stack_depth.rs` runs one).
+pub const MAX_DEPTH: u32 = 512;
+
 /// Deepest value under a dynamic wrapper whose type holds `dynamic` (say
 /// `["list","dynamic"]`) that a decode reads through to go-cty's concrete type. That walk
 /// recurses, so it has a fixed bound of its own, small enough for a 1 MiB thread stack even in
@@ -29,7 +35,8 @@ pub const MAX_READ_THROUGH_DEPTH: u32 = 128;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Deepest nesting of containers (lists, sets, tuples, maps, objects, dynamic wrappers).
+    /// Deepest nesting of containers (lists, sets, tuples, maps, objects, dynamic wrappers);
+    /// values above [`MAX_DEPTH`] count as `MAX_DEPTH`.
     pub max_depth: u32,
     /// Most elements (or entries) in one container.
     pub max_container_len: u32,

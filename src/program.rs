@@ -103,7 +103,7 @@ pub struct Program {
     /// never checks the length of a key that names an attribute.
     pub(crate) longest_attr_name: u32,
     /// Dispatch entries of every object's attributes (objects index it with their span).
-    pub(crate) attrs: Vec<crate::compile::AttrEntry>,
+    pub(crate) attrs: Vec<crate::key::AttrEntry>,
     pub(crate) tuple_elems: Vec<OpId>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,

@@ -354,9 +354,20 @@ fn one_hundred_thousand_nested_dynamic_wrappers() {
     ok.extend(mp().dynamic("\"bool\"").bool(true).done());
     let dumped = dump_with(&prog("\"dynamic\""), &ok, &deep).unwrap();
     assert_eq!(dumped, r#"{"type":"bool","value":true}"#);
-    // 100,000 list(dynamic) wrappers need the recursive walk: past its fixed bound, a limit.
+    // 100,000 list(dynamic) wrappers recurse (a wrapper, then a list, …): past the
+    // executors' recursion cap, a limit, whatever max_depth says.
     let list = mp().dynamic(r#"["list","dynamic"]"#).arr(1).done();
     let mut nested = list.repeat(100_000);
+    nested.extend(mp().dynamic("\"bool\"").bool(true).done());
+    let e = dump_with(&prog("\"dynamic\""), &nested, &deep).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Limit);
+    assert_eq!(
+        e.message(),
+        "nesting deeper than MAX_DEPTH (512), the executors' recursion cap"
+    );
+    assert_eq!(e.offset(), 256 * list.len());
+    // Within the cap, they decode, and the read-through walk's own bound refuses them.
+    let mut nested = list.repeat(200);
     nested.extend(mp().dynamic("\"bool\"").bool(true).done());
     let e = dump_with(&prog("\"dynamic\""), &nested, &deep).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Limit);

@@ -12,14 +12,64 @@ use crate::schema::Type;
 use crate::value::{Dynamic, Value};
 
 /// An error found in the hot loop, turned into a [`DecodeError`] (with its path) once the
-/// frames are no longer borrowed. One word.
-pub(super) struct Pending(pub(super) Box<(ErrorKind, usize, String)>);
+/// frames are no longer borrowed. One word: kind, byte offset, message, and the value path
+/// as the recursive executor unwinds (innermost step first; the JSON executor renders its
+/// path from its stack instead and leaves it empty).
+pub(super) struct Pending(pub(super) Box<(ErrorKind, usize, String, Vec<OwnedStep>)>);
+
+/// A path step recorded while an error unwinds through the containers that hold it.
+pub(super) enum OwnedStep {
+    Attr(Box<str>),
+    Key(Box<str>),
+    Index(usize),
+}
 
 impl Pending {
     #[cold]
     #[inline(never)]
     pub(super) fn new(kind: ErrorKind, at: usize, message: String) -> Pending {
-        Pending(Box::new((kind, at, message)))
+        Pending(Box::new((kind, at, message, Vec::new())))
+    }
+
+    /// The error happened inside attribute `name` of an object.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn in_attr(mut self, name: &str) -> Pending {
+        self.0 .3.push(OwnedStep::Attr(name.into()));
+        self
+    }
+
+    /// The error happened inside the map element under `key`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn in_key(mut self, key: &str) -> Pending {
+        self.0 .3.push(OwnedStep::Key(key.into()));
+        self
+    }
+
+    /// The error happened inside element `i` of a list, set or tuple.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn in_index(mut self, i: usize) -> Pending {
+        self.0 .3.push(OwnedStep::Index(i));
+        self
+    }
+
+    /// The public error, its path rendered from the steps recorded while unwinding.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn into_error(self) -> DecodeError {
+        let (kind, at, message, steps) = *self.0;
+        let steps: Vec<Step<'_>> = steps
+            .iter()
+            .rev()
+            .map(|s| match s {
+                OwnedStep::Attr(n) => Step::Attr(n),
+                OwnedStep::Key(k) => Step::Key(k),
+                OwnedStep::Index(i) => Step::Index(*i),
+            })
+            .collect();
+        DecodeError::new(kind, at, render(&steps), message)
     }
 }
 
@@ -161,26 +211,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// `cur` is complete: checks it, builds its value and stores it in its parent, which
-    /// becomes `cur`. Returns the whole value when `cur` was the root. (Not written with
-    /// [`complete_take`](Builder::complete_take): the MessagePack executor, its caller, runs
-    /// 0.4-0.7% more instructions with the value built inline here.)
-    #[inline]
-    pub(super) fn complete(&mut self, cur: &mut Frame<'a>) -> Result<Option<Value<'a>>, Pending> {
-        self.check_complete(cur)?;
-        let Some(parent) = self.stack.pop() else {
-            return Ok(Some(match cur.kind {
-                Kind::Root { value } => value,
-                _ => Value::Null,
-            }));
-        };
-        let done = std::mem::replace(cur, parent);
-        let value = self.build(done);
-        store(cur, value);
-        Ok(None)
-    }
-
-    /// Like [`complete`](Builder::complete), but hands the finished value back instead of
+    /// Checks the complete frame `cur`, but hands the finished value back instead of
     /// storing it in the parent (for executors that collect a container's elements in scratch
     /// vectors and move them into `out` just before completing it, as the JSON VM does).
     /// Returns the value and whether `cur` was the root.
@@ -384,12 +415,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Turns a complete frame into its value.
-    fn build(&mut self, frame: Frame<'a>) -> Value<'a> {
-        self.build_inline(frame)
-    }
-
-    /// [`build`](Builder::build), inlined into the caller: the value's parts then go straight
+    /// Turns a complete frame into its value, inlined into the caller: the value's parts then go straight
     /// to where the caller stores them, instead of through a returned temporary whose tag
     /// byte is re-read as a word (a store-forwarding stall on every container).
     #[inline(always)]
@@ -454,7 +480,7 @@ impl<'a> Builder<'a> {
     #[cold]
     #[inline(never)]
     pub(super) fn fail(&self, cur: &Frame<'a>, p: Pending) -> DecodeError {
-        let (kind, at, message) = *p.0;
+        let (kind, at, message, _) = *p.0;
         let mut steps = Vec::new();
         let mut prog = self.root;
         for frame in self.stack.iter().chain(std::iter::once(cur)) {
@@ -512,7 +538,7 @@ pub(super) fn store<'a>(top: &mut Frame<'a>, value: Value<'a>) {
 
 /// Bit `i % 64` of a word of the seen-attributes bitmap.
 #[inline(always)]
-fn bit_of(i: u32) -> u64 {
+pub(super) fn bit_of(i: u32) -> u64 {
     1u64 << (i % 64)
 }
 
@@ -520,7 +546,7 @@ fn bit_of(i: u32) -> u64 {
 /// than a panic.
 #[cold]
 #[inline(never)]
-fn internal(at: usize) -> Pending {
+pub(super) fn internal(at: usize) -> Pending {
     Pending::new(
         ErrorKind::Syntax,
         at,
@@ -529,7 +555,7 @@ fn internal(at: usize) -> Pending {
 }
 
 /// Elements of a collection of dynamic values must share one concrete type.
-fn check_consistent<'v, 'a: 'v>(
+pub(super) fn check_consistent<'v, 'a: 'v>(
     values: impl Iterator<Item = &'v Value<'a>>,
     at: usize,
 ) -> Result<(), Pending> {
@@ -552,7 +578,7 @@ fn check_consistent<'v, 'a: 'v>(
     Ok(())
 }
 
-fn item_count_message(n: u64, items: ItemLimits) -> String {
+pub(super) fn item_count_message(n: u64, items: ItemLimits) -> String {
     if n < items.min {
         format!("at least {} blocks are required ({n} given)", items.min)
     } else {

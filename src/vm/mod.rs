@@ -1,6 +1,7 @@
-//! Executors over a [`Program`](crate::Program): one forward pass, an explicit stack (no
-//! recursion, so hostile nesting cannot overflow the thread stack), values built in a bumpalo
-//! arena. The value path of an error is rendered from the stack, only when an error happens.
+//! Executors over a [`Program`](crate::Program): one forward pass, values built in a bumpalo
+//! arena. The MessagePack executor recurses once per container under the depth cap
+//! ([`MAX_DEPTH`](crate::limits::MAX_DEPTH)) and builds an error's value path as the error
+//! unwinds; the JSON executor keeps an explicit stack and renders the path from it.
 //!
 //! Every decode module is held to the panic-freedom lints below (CI runs clippy with
 //! `-D warnings`): an index or an arithmetic operation on input-derived values must not be
@@ -29,3 +30,4 @@ pub(crate) mod msgpack;
 mod path;
 mod read_through;
 mod refine;
+mod slots;

@@ -1,119 +1,164 @@
-//! The MessagePack executor's item readers: scalars inline, container headers, keys,
-//! unknowns and dynamic wrappers; and the error constructor that renders the value path.
+//! The MessagePack executor's item readers: the dispatch on an op with scalars inline,
+//! container headers, keys, unknowns and dynamic wrappers.
 
 use super::dyncache::Lookup;
-use super::frame::{Frame, Item, Kind, Pending};
-use super::mp_reader::{is_ext, is_str_or_bin, marker_name, SkipError};
-use super::msgpack::Vm;
+use super::frame::Pending;
+use super::mp_reader::{is_ext, is_str_or_bin, marker_name};
+use super::msgpack::Decoder;
+use super::read_through;
 use super::refine::{self, Target};
+use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::error::ErrorKind;
 use crate::number::{is_valid_decimal, Number};
 use crate::program::{Op, OpId, Program};
-use crate::value::Value;
+use crate::schema::Type;
+use crate::value::{Dynamic, Value};
 
-/// Arena bytes of a value slot and of a map entry.
-const VALUE: usize = std::mem::size_of::<Value>();
-const ENTRY: usize = std::mem::size_of::<(&str, Value)>();
-
-impl<'a> Vm<'a> {
-    /// Decodes one value of op `op` (`code` is its instruction): a scalar at once, a container
-    /// as a new frame to fill.
-    #[inline(always)]
-    pub(super) fn item(&mut self, code: Op, op: OpId) -> Result<Item<'a>, Pending> {
+impl<'a> Decoder<'a> {
+    /// Decodes one value of op `op` (`code` is its instruction, `prog` its program): scalars
+    /// inline, a container by a call to its loop. One dispatch on the op; within it, the
+    /// encoding go-cty writes for that type is tried first, then nil, then unknown.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn value_with(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        op: OpId,
+        put: impl FnOnce(Value<'a>),
+    ) -> Result<(), Pending> {
         let at = self.r.pos;
         let Some(&m) = self.r.buf.get(at) else {
             return Err(eof(at));
         };
-        // The expected encodings first; nil and unknown after.
         match code {
-            Op::String
-                if (0xa0..=0xbf).contains(&m)
-                    && (m as u32 & 0x1f) <= self.b.options.limits.max_string_len =>
-            {
-                let len = m as usize & 0x1f;
-                // Past the marker just read (`at < buf.len()`).
-                let start = at.wrapping_add(1);
-                if let Some(s) = short_ascii(self.r.buf, start, len) {
-                    // `short_ascii` read these `len` bytes: `start + len <= buf.len()`.
-                    self.r.pos = start.wrapping_add(len);
-                    return Ok(Item::Done(Value::String(s)));
+            Op::String => {
+                // A fixstr (0xa0..=0xbf) within `max_string_len`; other markers wrap past 31.
+                let len = m.wrapping_sub(0xa0) as usize;
+                if len <= self.fixstr_max {
+                    // Past the marker just read (`at < buf.len()`).
+                    let start = at.wrapping_add(1);
+                    if let Some(s) = short_ascii(self.r.buf, start, len) {
+                        // `short_ascii` read these `len` bytes: `start + len <= buf.len()`.
+                        self.r.pos = start.wrapping_add(len);
+                        put(Value::String(s));
+                        return Ok(());
+                    }
                 }
-                self.r.pos = start;
-                let bytes = self.take(len, at)?;
-                return Ok(Item::Done(Value::String(utf8(bytes, at)?)));
-            }
-            Op::Number if m <= 0x7f || m >= 0xe0 => {
-                self.r.skip1();
-                return Ok(Item::Done(Value::Number(Number::Int((m as i8) as i64))));
-            }
-            Op::Bool if m == 0xc2 || m == 0xc3 => {
-                self.r.skip1();
-                return Ok(Item::Done(Value::Bool(m == 0xc3)));
-            }
-            _ => {}
-        }
-        if m == 0xc0 {
-            self.r.skip1();
-            return Ok(Item::Done(Value::Null));
-        }
-        if is_ext(m) {
-            return self.unknown(op, at).map(Item::Done);
-        }
-        match code {
-            Op::String => self.string(m, at).map(|s| Item::Done(Value::String(s))),
-            Op::Number => self.number(m, at).map(|n| Item::Done(Value::Number(n))),
-            Op::Bool => Err(mismatch("bool", m, at)),
-            Op::List { elem, items } | Op::Set { elem, items } => {
-                let set = matches!(code, Op::Set { .. });
-                let len = self.array_len(m, at, if set { "set" } else { "list" })?;
-                self.b.charge(len, VALUE, at)?;
-                let out = self.b.bump.alloc_slice_fill_copy(len as usize, Value::Null);
-                let kind = Kind::Seq {
-                    out,
-                    elem,
-                    set,
-                    items,
-                };
-                Ok(Item::Push(Frame::new(kind, len, at)))
-            }
-            Op::Tuple { elems } => {
-                let len = self.array_len(m, at, "tuple")?;
-                if len != elems.len {
-                    let msg = format!("a tuple of length {} is required ({len} given)", elems.len);
-                    return Err(Pending::new(ErrorKind::WrongLength, at, msg));
+                if m == 0xc0 {
+                    self.r.skip1();
+                    put(Value::Null);
+                    return Ok(());
                 }
-                self.b.charge(len, VALUE, at)?;
-                let out = self.b.bump.alloc_slice_fill_copy(len as usize, Value::Null);
-                Ok(Item::Push(Frame::new(Kind::Tuple { out, elems }, len, at)))
+                emit(put, self.string_value(m, at))
             }
-            Op::Map { elem } => {
-                let len = self.map_len(m, at, "map")?;
-                self.b.charge(len, ENTRY, at)?;
-                let out = self
-                    .b
-                    .bump
-                    .alloc_slice_fill_copy(len as usize, ("", Value::Null));
-                Ok(Item::Push(Frame::new(Kind::Map { out, elem }, len, at)))
+            Op::Number => {
+                if m <= 0x7f || m >= 0xe0 {
+                    self.r.skip1();
+                    put(Value::Number(Number::Int((m as i8) as i64)));
+                    return Ok(());
+                }
+                if m == 0xc0 {
+                    self.r.skip1();
+                    put(Value::Null);
+                    return Ok(());
+                }
+                emit(put, self.number_value(m, at))
             }
-            Op::Object { attrs } => {
-                let len = self.map_len(m, at, "object")?;
-                Ok(Item::Push(self.b.object_frame(op, attrs, len, at)?))
+            Op::Bool => {
+                if m == 0xc2 || m == 0xc3 {
+                    self.r.skip1();
+                    put(Value::Bool(m == 0xc3));
+                    return Ok(());
+                }
+                emit(put, self.absent(code, m, at, "bool"))
             }
-            Op::Dynamic => self.dynamic(m, at).map(Item::Push),
+            _ if m == 0xc0 => {
+                self.r.skip1();
+                put(Value::Null);
+                Ok(())
+            }
+            _ => emit(put, self.container(prog, code, op, m, at)),
         }
     }
 
-    #[inline(always)]
+    /// A value of a container op (or `dynamic`): unknown, or the container's loop. (Its own
+    /// function only in debug builds, to keep the frames that recursion stacks up small.)
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn container(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        op: OpId,
+        m: u8,
+        at: usize,
+    ) -> Result<Value<'a>, Pending> {
+        match code {
+            _ if is_ext(m) => self.unknown(code, at),
+            Op::List { elem, items } => self.seq(prog, elem, items, false, m, at),
+            Op::Set { elem, items } => self.seq(prog, elem, items, true, m, at),
+            Op::Tuple { elems } => self.tuple(prog, elems, m, at),
+            Op::Map { elem } => self.map(prog, elem, m, at),
+            Op::Object { attrs } => self.object(prog, op, attrs, m, at),
+            Op::Dynamic => self.dynamic(m, at),
+            Op::String | Op::Number | Op::Bool => self.absent(code, m, at, "container"),
+        }
+    }
+
+    /// [`value_with`](Decoder::value_with), returning the value.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn value(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        op: OpId,
+    ) -> Result<Value<'a>, Pending> {
+        let mut out = Value::Null;
+        self.value_with(prog, code, op, |v| out = v)?;
+        Ok(out)
+    }
+
+    /// A string value that is not a short ASCII fixstr: any str or bin, or unknown.
+    #[inline(never)]
+    fn string_value(&mut self, m: u8, at: usize) -> Result<Value<'a>, Pending> {
+        if is_ext(m) {
+            return self.unknown(Op::String, at);
+        }
+        self.string(m, at).map(Value::String)
+    }
+
+    /// A number value that is not a fixint: any int, float or decimal text, or unknown.
+    #[inline(never)]
+    fn number_value(&mut self, m: u8, at: usize) -> Result<Value<'a>, Pending> {
+        if is_ext(m) {
+            return self.unknown(Op::Number, at);
+        }
+        self.number(m, at).map(Value::Number)
+    }
+
+    /// Nil, unknown, or a type mismatch for a value of op `code` (named `what`).
+    #[inline(never)]
+    fn absent(&mut self, code: Op, m: u8, at: usize, what: &str) -> Result<Value<'a>, Pending> {
+        if m == 0xc0 {
+            self.r.skip1();
+            return Ok(Value::Null);
+        }
+        if is_ext(m) {
+            return self.unknown(code, at);
+        }
+        Err(mismatch(what, m, at))
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn take(&mut self, len: usize, at: usize) -> Result<&'a [u8], Pending> {
         self.r.take(len).ok_or_else(|| eof(at))
     }
 
     /// Reads a str or bin payload (the marker `m` not yet consumed), checking its length.
     #[inline]
-    fn str_bytes(&mut self, m: u8, at: usize) -> Result<&'a [u8], Pending> {
+    pub(super) fn str_bytes(&mut self, m: u8, at: usize) -> Result<&'a [u8], Pending> {
         self.r.skip1();
         let len = self.r.str_len(m).ok_or_else(|| eof(at))?;
-        let max = self.b.options.limits.max_string_len;
+        let max = self.options.limits.max_string_len;
         if len > max as usize {
             let msg = format!("string of {len} bytes exceeds max_string_len ({max})");
             return Err(Pending::new(ErrorKind::Limit, at, msg));
@@ -129,7 +174,7 @@ impl<'a> Vm<'a> {
         utf8(bytes, at)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn number(&mut self, m: u8, at: usize) -> Result<Number<'a>, Pending> {
         if is_str_or_bin(m) {
             let bytes = self.str_bytes(m, at)?;
@@ -138,7 +183,7 @@ impl<'a> Vm<'a> {
                 let msg = format!("{text:?} is not a valid number");
                 return Err(Pending::new(ErrorKind::InvalidNumber, at, msg));
             }
-            return Ok(Number::Decimal(self.b.bump.alloc(utf8(bytes, at)?)));
+            return Ok(Number::Decimal(self.bump.alloc(utf8(bytes, at)?)));
         }
         let r = &mut self.r;
         r.skip1();
@@ -172,7 +217,7 @@ impl<'a> Vm<'a> {
     }
 
     /// An extension value: unknown. Code 12 with a payload of 2+ bytes carries refinements.
-    fn unknown(&mut self, op: OpId, at: usize) -> Result<Value<'a>, Pending> {
+    fn unknown(&mut self, target_op: Op, at: usize) -> Result<Value<'a>, Pending> {
         let r = &mut self.r;
         let m = r.u8().ok_or_else(|| eof(at))?;
         let len = match m {
@@ -189,26 +234,26 @@ impl<'a> Vm<'a> {
         let code = r.u8().ok_or_else(|| eof(at))?;
         let payload_at = r.pos;
         let payload = self.take(len, at)?;
-        self.b.unknowns = self.b.unknowns.saturating_add(1);
+        self.unknowns = self.unknowns.saturating_add(1);
         if code != 12 || len <= 1 {
             return Ok(Value::Unknown(None));
         }
-        let max = self.b.options.limits.max_refinement_len;
+        let max = self.options.limits.max_refinement_len;
         if len > max as usize {
             let msg =
                 format!("refinement payload of {len} bytes exceeds max_refinement_len ({max})");
             return Err(Pending::new(ErrorKind::Limit, at, msg));
         }
-        let target = match self.b.prog.op(op) {
+        let target = match target_op {
             Op::String => Target::String,
             Op::Number => Target::Number,
             Op::List { .. } | Op::Set { .. } | Op::Map { .. } => Target::Collection,
             Op::Dynamic => Target::Dynamic,
             _ => Target::Other,
         };
-        match refine::parse(payload, payload_at, target, self.b.bump) {
+        match refine::parse(payload, payload_at, target, self.bump) {
             Ok(None) => Ok(Value::Unknown(None)),
-            Ok(Some(r)) => Ok(Value::Unknown(Some(self.b.bump.alloc(r)))),
+            Ok(Some(r)) => Ok(Value::Unknown(Some(self.bump.alloc(r)))),
             Err(e) => Err(Pending::new(
                 ErrorKind::InvalidRefinement,
                 e.offset,
@@ -218,8 +263,37 @@ impl<'a> Vm<'a> {
     }
 
     /// A dynamic wrapper `[type JSON, value]`: looks the type up (compiling it on first sight)
-    /// and returns a frame whose one child is decoded with the concrete type's program.
-    fn dynamic(&mut self, m: u8, at: usize) -> Result<Frame<'a>, Pending> {
+    /// and decodes the value with the concrete type's program.
+    #[inline(never)]
+    fn dynamic(&mut self, m: u8, at: usize) -> Result<Value<'a>, Pending> {
+        let (mut m, mut at) = (m, at);
+        let (mut beyond, mut within) = (0u32, 0u32);
+        let value = loop {
+            let sub = self.wrapper_type(m, at)?;
+            if sub.root_type != Type::Dynamic {
+                break self.wrapped(sub, at)?;
+            }
+            // `["dynamic", V]` is V itself: a chain of them is followed here in a loop (each
+            // counts against `max_depth`, none takes stack), up to a V that is not a wrapper.
+            // (At most `max_depth` levels in all: neither count can wrap.)
+            if self.enter_chained(at)? {
+                beyond = beyond.wrapping_add(1);
+            } else {
+                within = within.wrapping_add(1);
+            }
+            let vat = self.r.pos;
+            match self.r.buf.get(vat) {
+                Some(&vm) if vm != 0xc0 && !is_ext(vm) => (m, at) = (vm, vat),
+                _ => break self.value(sub, Op::Dynamic, sub.root)?,
+            }
+        };
+        self.leave_chained(beyond, within);
+        Ok(value)
+    }
+
+    /// Reads a wrapper's header and type JSON: the program of its type (compiled on first
+    /// sight and cached in the root program).
+    fn wrapper_type(&mut self, m: u8, at: usize) -> Result<&'a Program, Pending> {
         let len = match m {
             0x90..=0x9f | 0xdc | 0xdd => self.array_len(m, at, "dynamic")?,
             _ => {
@@ -253,14 +327,14 @@ impl<'a> Vm<'a> {
         }
         self.r.skip1();
         let tlen = self.r.str_len(tm).ok_or_else(|| eof(type_at))?;
-        let limit = self.b.options.limits.max_type_json_len;
+        let limit = self.options.limits.max_type_json_len;
         if tlen > limit as usize {
             let msg = format!("type JSON of {tlen} bytes exceeds max_type_json_len ({limit})");
             return Err(Pending::new(ErrorKind::Limit, type_at, msg));
         }
         let type_json = self.take(tlen, type_at)?;
-        let root: &'a Program = self.b.root;
-        let max_types = self.b.options.limits.max_dynamic_types;
+        let root: &'a Program = self.root;
+        let max_types = self.options.limits.max_dynamic_types;
         let sub = match root.dyn_cache.get_or_compile(type_json, max_types) {
             Lookup::Found(p) => p,
             Lookup::Full => {
@@ -273,28 +347,64 @@ impl<'a> Vm<'a> {
                 return Err(Pending::new(ErrorKind::InvalidType, type_at, msg));
             }
         };
-        self.b.dynamic_opened(sub);
-        let kind = Kind::Dynamic {
-            outer: self.b.prog,
-            sub,
-            value: Value::Null,
-        };
-        Ok(Frame::new(kind, 1, at))
+        self.check_key_lengths |= sub.longest_attr_name > self.options.limits.max_string_len;
+        Ok(sub)
+    }
+
+    /// The value of a wrapper of the concrete-or-not (never `"dynamic"`) type `sub`, whose
+    /// header is at `at`.
+    fn wrapped(&mut self, sub: &'a Program, at: usize) -> Result<Value<'a>, Pending> {
+        let reads_through = !sub.concrete;
+        if reads_through {
+            self.open_read_through = self.open_read_through.saturating_add(1);
+        }
+        self.enter(at)?;
+        let value = self.value(sub, sub.op(sub.root), sub.root)?;
+        self.leave();
+        self.finish_wrapper(sub, value, reads_through, at)
+    }
+
+    /// The wrapper's value once decoded: read through (by the outermost wrapper whose type
+    /// holds `dynamic`) and tagged with its program. Out of line so that the frame that
+    /// recursed stays small.
+    #[inline(never)]
+    fn finish_wrapper(
+        &mut self,
+        sub: &'a Program,
+        mut value: Value<'a>,
+        reads_through: bool,
+        at: usize,
+    ) -> Result<Value<'a>, Pending> {
+        let mut program = sub;
+        if reads_through {
+            self.open_read_through = self.open_read_through.saturating_sub(1);
+            if self.open_read_through == 0 {
+                let max_types = self.options.limits.max_dynamic_types;
+                (program, value) =
+                    read_through::read_through(self.root, self.bump, sub, value, max_types)
+                        .map_err(|(kind, msg)| Pending::new(kind, at, msg))?;
+            }
+        }
+        Ok(match value {
+            // A typed null or unknown loses its type, as in the DUMP.
+            Value::Null | Value::Unknown(_) => value,
+            v => Value::Dynamic(self.bump.alloc(Dynamic { program, value: v })),
+        })
     }
 
     /// Array header for a list, set or tuple; the count must fit in the bytes that remain.
-    fn array_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
+    pub(super) fn array_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
         self.header_len(m, at, what, Header::Array)
     }
 
     /// Map header for a map or object; two items per entry must fit in what remains.
-    fn map_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
+    pub(super) fn map_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
         self.header_len(m, at, what, Header::Map)
     }
 
     /// The entry count of an array or map header (fix, 16- or 32-bit form), checked against
     /// the bytes that remain and the container limit.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn header_len(&mut self, m: u8, at: usize, what: &str, h: Header) -> Result<u32, Pending> {
         let (fix, wide, items_per_entry) = match h {
             Header::Array => (0x90, 0xdc, 1),
@@ -318,7 +428,7 @@ impl<'a> Vm<'a> {
         Ok(n)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_claim(&self, items: u64, n: u32, at: usize) -> Result<(), Pending> {
         if items > self.r.remaining() as u64 {
             let msg = format!(
@@ -327,7 +437,7 @@ impl<'a> Vm<'a> {
             );
             return Err(Pending::new(ErrorKind::Eof, at, msg));
         }
-        let max = self.b.options.limits.max_container_len;
+        let max = self.options.limits.max_container_len;
         if n > max {
             let msg = format!("{n} elements exceed max_container_len ({max})");
             return Err(Pending::new(ErrorKind::Limit, at, msg));
@@ -347,98 +457,26 @@ impl<'a> Vm<'a> {
         let bytes = self.str_bytes(m, at)?;
         utf8(bytes, at)
     }
-
-    /// Reads the next object key: `Some((attribute index, op))`, or `None` when the key was
-    /// unknown and its value skipped (with the drift option).
-    #[inline(always)]
-    pub(super) fn object_key(
-        &mut self,
-        cur: &mut Frame<'a>,
-    ) -> Result<Option<(u32, OpId, Op)>, Pending> {
-        let prog = self.b.prog;
-        let Kind::Object { attrs, next, .. } = &mut cur.kind else {
-            return Ok(None);
-        };
-        let at = self.r.pos;
-        // Fast path: the key expected after the last match, pre-encoded.
-        let mut found = None;
-        // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
-        if *next < attrs.len && !self.b.check_key_lengths {
-            // An index into `prog.attrs` (`next < len`, the span the compiler built), so far
-            // below `usize::MAX`; a bad one would only miss the `get`.
-            let k = (attrs.start as usize).wrapping_add(*next as usize);
-            if let Some(key) = prog.attrs.get(k) {
-                if key.matches(self.r.buf, at) {
-                    // The key's bytes are at `at`: `at + key.len() <= buf.len()`.
-                    self.r.pos = at.wrapping_add(key.len());
-                    found = Some(*next);
-                }
-            }
-        }
-        let j = match found {
-            Some(j) => j,
-            None => {
-                let m = self.r.peek().ok_or_else(|| eof(at))?;
-                if !is_str_or_bin(m) {
-                    let msg = format!(
-                        "object keys must be strings, found msgpack {}",
-                        marker_name(m)
-                    );
-                    return Err(Pending::new(reserved_or(m, ErrorKind::InvalidKey), at, msg));
-                }
-                let key = self.str_bytes(m, at)?;
-                let names = prog.attr_names.get(attrs.range()).unwrap_or_default();
-                match names.binary_search_by(|n| n.as_bytes().cmp(key)) {
-                    Ok(j) => j as u32,
-                    Err(_) => {
-                        let key = utf8(key, at)?;
-                        if !self.b.options.skip_unknown_attributes {
-                            let msg = format!("unsupported attribute {key:?}");
-                            return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
-                        }
-                        self.b.skipping_unknown_key(cur, key);
-                        let vat = self.r.pos;
-                        match self.r.skip_value() {
-                            Ok(()) => {}
-                            Err(SkipError::Eof) => return Err(eof(vat)),
-                            Err(SkipError::Reserved(p)) => {
-                                return Err(Pending::new(
-                                    ErrorKind::Syntax,
-                                    p,
-                                    "reserved msgpack byte 0xc1".into(),
-                                ))
-                            }
-                        }
-                        // `index < len` (the caller's loop): cannot wrap.
-                        cur.index = cur.index.wrapping_add(1);
-                        cur.in_value = false;
-                        return Ok(None);
-                    }
-                }
-            }
-        };
-        let (op, code) = self.b.accept_attr(cur, j, at)?;
-        Ok(Some((j, op, code)))
-    }
 }
 
-/// The `len` bytes at `buf[start..]` as a string if `len <= 16`, 16 bytes are readable there
-/// and the string is ASCII: one load, one mask, one test.
-#[inline(always)]
+/// The `len` bytes at `buf[start..]` as a string if `len <= 32`, 32 bytes are readable there
+/// and the string is ASCII: one block load, one mask, one test.
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn short_ascii(buf: &[u8], start: usize, len: usize) -> Option<&str> {
-    let chunk = buf.get(start..)?.first_chunk::<16>()?;
-    if len > 16 {
+    let block = buf.get(start..)?.first_chunk::<BLOCK>()?;
+    if non_ascii_mask(block) & first(len) != 0 {
         return None;
     }
-    // `len <= 16`: the shift is 0..=128 bits, computed without overflow.
-    let shift = 128u32.wrapping_sub((len as u32).wrapping_mul(8));
-    let word = u128::from_le_bytes(*chunk) & (u128::MAX.checked_shr(shift).unwrap_or(0));
-    if word & 0x8080_8080_8080_8080_8080_8080_8080_8080 != 0 {
-        return None;
-    }
-    let bytes = chunk.get(..len)?;
+    let bytes = block.get(..len)?;
     // SAFETY: the mask test above proved all `len` bytes ASCII, and ASCII is valid UTF-8.
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
+/// Hands a decoded value to `put`.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn emit<'a>(put: impl FnOnce(Value<'a>), value: Result<Value<'a>, Pending>) -> Result<(), Pending> {
+    put(value?);
+    Ok(())
 }
 
 /// The two container headers.
@@ -449,8 +487,8 @@ enum Header {
 }
 
 /// UTF-8 validation with an ASCII fast path.
-#[inline(always)]
-fn utf8(bytes: &[u8], at: usize) -> Result<&str, Pending> {
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(super) fn utf8(bytes: &[u8], at: usize) -> Result<&str, Pending> {
     if bytes.is_ascii() {
         // SAFETY: every ASCII byte sequence is valid UTF-8. Skipping the second check here
         // measured +7% on `aws_states` (std's `from_utf8` is not elided after `is_ascii`).
@@ -466,13 +504,13 @@ fn utf8(bytes: &[u8], at: usize) -> Result<&str, Pending> {
 }
 
 #[cold]
-fn eof(at: usize) -> Pending {
+pub(super) fn eof(at: usize) -> Pending {
     Pending::new(ErrorKind::Eof, at, "unexpected end of input".into())
 }
 
 /// The reserved byte `0xc1` is not MessagePack at all: a syntax error wherever it appears.
 #[cold]
-fn reserved_or(m: u8, kind: ErrorKind) -> ErrorKind {
+pub(super) fn reserved_or(m: u8, kind: ErrorKind) -> ErrorKind {
     if m == 0xc1 {
         ErrorKind::Syntax
     } else {

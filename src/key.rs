@@ -1,0 +1,129 @@
+//! Pre-encoded object keys: [`AttrEntry`], the dispatch entry of one object attribute, and the
+//! wide compare that tells whether the input holds that key at the cursor.
+//!
+//! go-cty writes object keys sorted, so an executor almost always finds the key it expects
+//! next; checking it is one 32-byte compare against the key's MessagePack encoding (header and
+//! name) instead of reading the key's header, slicing it and comparing names.
+
+use crate::bytes::{eq_mask, BLOCK as WIDE};
+use crate::program::{Op, OpId};
+
+/// The dispatch entry of one object attribute (upb-style): its op and instruction, and its
+/// key pre-encoded as MessagePack, the first 32 bytes zero-padded with a bit mask of the bytes
+/// that count. Everything the hot loop needs for one attribute sits in one entry.
+#[repr(C, align(32))]
+pub(crate) struct AttrEntry {
+    wide: [u8; WIDE],
+    /// Bit `i` set for each byte `i < min(len, 32)` of the encoded key.
+    mask: u32,
+    /// The attribute's op.
+    pub(crate) op: OpId,
+    /// `program.ops[op]`, copied here to save a dependent load.
+    pub(crate) code: Op,
+    /// The whole encoded key (read only for keys longer than 32 bytes).
+    bytes: Box<[u8]>,
+}
+
+impl AttrEntry {
+    pub(crate) fn new(name: &str, op: OpId, code: Op) -> AttrEntry {
+        let bytes = msgpack_key(name);
+        let n = bytes.len().min(WIDE);
+        let mut wide = [0u8; WIDE];
+        wide[..n].copy_from_slice(&bytes[..n]);
+        let mask = if n == WIDE { u32::MAX } else { (1u32 << n) - 1 };
+        AttrEntry {
+            wide,
+            mask,
+            op,
+            code,
+            bytes,
+        }
+    }
+
+    /// Length of the encoded key in bytes.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True if `buf[at..]` starts with this key.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn matches(&self, buf: &[u8], at: usize) -> bool {
+        match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
+            Some(chunk) => {
+                eq_mask(chunk, &self.wide) & self.mask == self.mask
+                    && (self.mask != u32::MAX || self.long_tail_matches(buf, at))
+            }
+            None => buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes)),
+        }
+    }
+
+    /// For a key of 32 bytes or more, whose first 32 bytes matched: the rest.
+    #[cold]
+    fn long_tail_matches(&self, buf: &[u8], at: usize) -> bool {
+        buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes))
+    }
+}
+
+/// The shortest MessagePack str encoding of `name` (header and bytes), as go-cty writes keys.
+fn msgpack_key(name: &str) -> Box<[u8]> {
+    let n = name.len();
+    let mut out = Vec::with_capacity(n + 5);
+    if n < 32 {
+        out.push(0xa0 | n as u8);
+    } else if n <= 0xff {
+        out.extend_from_slice(&[0xd9, n as u8]);
+    } else if n <= 0xffff {
+        out.push(0xda);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(0xdb);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+    out.extend_from_slice(name.as_bytes());
+    out.into_boxed_slice()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Naive oracle: the encoded key is a prefix of `buf[at..]`.
+    fn naive(e: &AttrEntry, buf: &[u8], at: usize) -> bool {
+        buf.get(at..).is_some_and(|s| s.starts_with(&e.bytes))
+    }
+
+    #[test]
+    fn wide_compare_equals_naive_prefix_check() {
+        let names = [
+            "",
+            "a",
+            "id",
+            "tags_all",
+            &"x".repeat(30),
+            &"y".repeat(31),
+            &"z".repeat(40),
+        ];
+        for name in names {
+            let e = AttrEntry::new(name, OpId(0), Op::Bool);
+            let enc = msgpack_key(name).to_vec();
+            let mut inputs = vec![enc.clone()];
+            for cut in 0..enc.len() {
+                inputs.push(enc[..cut].to_vec());
+                let mut flipped = enc.clone();
+                flipped[cut] ^= 1;
+                inputs.push(flipped);
+            }
+            for mut input in inputs {
+                for pad in [0usize, 1, 31, 40] {
+                    let at = pad % 3;
+                    let mut buf = vec![0xc0; at];
+                    buf.append(&mut input.clone());
+                    buf.extend(std::iter::repeat_n(0x5a, pad));
+                    assert_eq!(e.matches(&buf, at), naive(&e, &buf, at), "{name:?} {buf:?}");
+                }
+                input.clear();
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The executors recurse once per container: a decode at the deepest nesting they allow
+//! (`MAX_DEPTH`), of each shape that recurses, fits a 1 MiB thread stack, in debug and release
+//! builds alike (`cargo test` and `cargo test --release` both run this file); one level more
+//! is a `Limit` error.
+
+use bumpalo::Bump;
+use tfwire::schema::ObjectType;
+use tfwire::{DecodeOptions, ErrorKind, Limits, Program, Type, MAX_DEPTH};
+
+const STACK: usize = 1 << 20;
+
+/// Options whose `max_depth` does not stop the decode before the executors' own cap.
+fn unlimited() -> DecodeOptions {
+    DecodeOptions {
+        limits: Limits {
+            max_depth: u32::MAX,
+            ..Limits::DEFAULT
+        },
+        ..Default::default()
+    }
+}
+
+/// Runs `f` on a thread with a 1 MiB stack.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+/// `levels` nested types made by `wrap` around `leaf`.
+fn nested(levels: u32, leaf: Type, wrap: fn(Type) -> Type) -> Type {
+    (0..levels).fold(leaf, |t, _| wrap(t))
+}
+
+fn object_of(t: Type) -> Type {
+    Type::Object(ObjectType::new([("a", t)], &[]).unwrap())
+}
+
+/// MessagePack for `levels` nested containers (`open` is one level's header and key) around
+/// `leaf`.
+fn mp_nested(levels: u32, open: &[u8], leaf: &[u8]) -> Vec<u8> {
+    let mut v = open.repeat(levels as usize);
+    v.extend_from_slice(leaf);
+    v
+}
+
+/// Decodes `input` with a program of `ty` on a 1 MiB stack: the error kind, or the depth of
+/// the decoded value.
+fn decode_msgpack(ty: Type, input: Vec<u8>) -> Result<(), (ErrorKind, String)> {
+    // The type and its program are built (and dropped) on a roomy stack: building a type
+    // 512 levels deep recurses too, and only the executor is under test.
+    let program = std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let program = Program::new(&ty);
+            std::mem::forget(ty);
+            program
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let program: &'static Program = Box::leak(Box::new(program));
+    on_small_stack(move || {
+        let bump = Bump::new();
+        program
+            .decode_msgpack_with(&input, &bump, &unlimited())
+            .map(|_| ())
+            .map_err(|e| (e.kind(), e.message().to_string()))
+    })
+}
+
+fn cap_message() -> String {
+    format!("nesting deeper than MAX_DEPTH ({MAX_DEPTH}), the executors' recursion cap")
+}
+
+#[test]
+fn msgpack_lists_at_the_cap() {
+    let list = |t| Type::List(Box::new(t));
+    let ok = decode_msgpack(
+        nested(MAX_DEPTH, Type::String, list),
+        mp_nested(MAX_DEPTH, &[0x91], &[0xa1, b'x']),
+    );
+    assert_eq!(ok, Ok(()));
+    let over = decode_msgpack(
+        nested(MAX_DEPTH + 1, Type::String, list),
+        mp_nested(MAX_DEPTH + 1, &[0x91], &[0xa1, b'x']),
+    );
+    assert_eq!(over, Err((ErrorKind::Limit, cap_message())));
+}
+
+#[test]
+fn msgpack_objects_at_the_cap() {
+    let ok = decode_msgpack(
+        nested(MAX_DEPTH, Type::Number, object_of),
+        mp_nested(MAX_DEPTH, &[0x81, 0xa1, b'a'], &[0x07]),
+    );
+    assert_eq!(ok, Ok(()));
+    let over = decode_msgpack(
+        nested(MAX_DEPTH + 1, Type::Number, object_of),
+        mp_nested(MAX_DEPTH + 1, &[0x81, 0xa1, b'a'], &[0x07]),
+    );
+    assert_eq!(over, Err((ErrorKind::Limit, cap_message())));
+}
+
+#[test]
+fn msgpack_maps_and_tuples_at_the_cap() {
+    let map = |t| Type::Map(Box::new(t));
+    let ok = decode_msgpack(
+        nested(MAX_DEPTH, Type::Bool, map),
+        mp_nested(MAX_DEPTH, &[0x81, 0xa1, b'k'], &[0xc3]),
+    );
+    assert_eq!(ok, Ok(()));
+    let tuple = |t| Type::Tuple(vec![t]);
+    let ok = decode_msgpack(
+        nested(MAX_DEPTH, Type::Bool, tuple),
+        mp_nested(MAX_DEPTH, &[0x91], &[0xc3]),
+    );
+    assert_eq!(ok, Ok(()));
+}
+
+/// Wrappers whose type is not `"dynamic"` recurse: `["list","dynamic"]` wrappers each holding
+/// a one-element list, alternating wrapper and list, `MAX_DEPTH` levels in all. They are
+/// decoded, then refused by the read-through bound (a later, separate walk).
+#[test]
+fn msgpack_dynamic_wrappers_at_the_cap() {
+    let ty = br#"["list","dynamic"]"#;
+    let mut level = vec![0x92, 0xc4, ty.len() as u8];
+    level.extend_from_slice(ty);
+    level.push(0x91);
+    let mut leaf = vec![0x92, 0xc4, 6];
+    leaf.extend_from_slice(b"\"bool\"");
+    leaf.push(0xc3);
+    // Each `level` is two levels (wrapper, list); the leaf wrapper one more.
+    let pairs = (MAX_DEPTH - 1) / 2;
+    let r = decode_msgpack(Type::Dynamic, mp_nested(pairs, &level, &leaf));
+    let (kind, message) = r.unwrap_err();
+    assert_eq!(kind, ErrorKind::Limit);
+    assert!(
+        message.contains("nests deeper than 128 levels"),
+        "{message}"
+    );
+    let r = decode_msgpack(Type::Dynamic, mp_nested(pairs + 1, &level, &leaf));
+    assert_eq!(r, Err((ErrorKind::Limit, cap_message())));
+}
+
+/// A chain of `"dynamic"` wrappers is a loop: far past `MAX_DEPTH` it takes no stack, and only
+/// `max_depth` bounds it.
+#[test]
+fn msgpack_chains_of_dynamic_wrappers_take_no_stack() {
+    let mut wrapper = vec![0x92, 0xc4, 9];
+    wrapper.extend_from_slice(b"\"dynamic\"");
+    let mut leaf = vec![0x92, 0xc4, 6];
+    leaf.extend_from_slice(b"\"bool\"");
+    leaf.push(0xc3);
+    let r = decode_msgpack(Type::Dynamic, mp_nested(100 * MAX_DEPTH, &wrapper, &leaf));
+    assert_eq!(r, Ok(()));
+}
