@@ -52,6 +52,83 @@ pub(crate) fn non_ascii_mask(a: &[u8; BLOCK]) -> u32 {
     non_ascii_mask_naive(a)
 }
 
+/// Bits set where a byte of the block is an ASCII digit, and where it is `.`.
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn digit_dot_masks(a: &[u8; BLOCK]) -> (u32, u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8,
+        _mm_sub_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline; each load reads 16 bytes inside a 32-byte
+    // array (offsets 0 and 16), and unaligned loads are allowed.
+    unsafe {
+        let zero = _mm_set1_epi8(b'0' as i8);
+        let nine = _mm_set1_epi8(9);
+        let dot = _mm_set1_epi8(b'.' as i8);
+        let mut digits = 0u32;
+        let mut dots = 0u32;
+        for half in 0..2 {
+            let x = _mm_loadu_si128(a.as_ptr().add(16 * half).cast::<__m128i>());
+            let y = _mm_sub_epi8(x, zero);
+            let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(y, nine), y);
+            let d = _mm_movemask_epi8(is_digit) as u32 & 0xffff;
+            let p = _mm_movemask_epi8(_mm_cmpeq_epi8(x, dot)) as u32 & 0xffff;
+            digits |= d << (16 * half);
+            dots |= p << (16 * half);
+        }
+        (digits, dots)
+    }
+}
+
+/// Bits set where a byte of the block is an ASCII digit, and where it is `.` (portable form).
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn digit_dot_masks(a: &[u8; BLOCK]) -> (u32, u32) {
+    digit_dot_masks_naive(a)
+}
+
+/// True when `text` is a plain decimal: an optional sign, digits with at most one `.`, and at
+/// least one digit (`12`, `-0.5`, `3.`, `.25`) — the form go-cty writes for numbers that do
+/// not fit a float64. Every such text is valid in Go's `ParseFloat` grammar, and ASCII. (Other
+/// texts may still be valid: exponents, `Inf`; the caller checks them in full.)
+pub(crate) fn is_plain_decimal(text: &[u8]) -> bool {
+    let rest = match text.split_first() {
+        Some((b'+' | b'-', rest)) => rest,
+        _ => text,
+    };
+    let mut dots = 0u32;
+    for chunk in rest.chunks(BLOCK) {
+        let mut padded = [b'0'; BLOCK];
+        let block = match chunk.first_chunk::<BLOCK>() {
+            Some(block) => block,
+            None => {
+                let tail = padded.get_mut(..chunk.len()).unwrap_or_default();
+                tail.copy_from_slice(chunk);
+                &padded
+            }
+        };
+        let (digits, dot) = digit_dot_masks(block);
+        if digits | dot != u32::MAX {
+            return false;
+        }
+        dots = dots.saturating_add(dot.count_ones());
+    }
+    dots <= 1 && rest.len() > dots as usize
+}
+
+/// True when every byte is ASCII: 32-byte blocks at a time, the tail word-at-a-time.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    let mut high = 0u32;
+    for block in &mut blocks {
+        if let Some(block) = block.first_chunk::<BLOCK>() {
+            high |= non_ascii_mask(block);
+        }
+    }
+    high == 0 && blocks.remainder().is_ascii()
+}
+
 /// The mask of the first `n` bytes of a block (`n <= 32`).
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn first(n: usize) -> u32 {
@@ -77,9 +154,70 @@ fn non_ascii_mask_naive(a: &[u8; BLOCK]) -> u32 {
     m
 }
 
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn digit_dot_masks_naive(a: &[u8; BLOCK]) -> (u32, u32) {
+    let (mut d, mut p) = (0u32, 0u32);
+    for (i, x) in a.iter().enumerate() {
+        d |= u32::from(x.is_ascii_digit()) << i;
+        p |= u32::from(*x == b'.') << i;
+    }
+    (d, p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digit_dot_masks_equal_the_naive_oracle() {
+        for a in blocks() {
+            assert_eq!(digit_dot_masks(&a), digit_dot_masks_naive(&a));
+        }
+        let mut b = [b'0'; BLOCK];
+        b[3] = b'.';
+        b[9] = b'/';
+        b[10] = b':';
+        b[31] = b'9';
+        assert_eq!(digit_dot_masks(&b), digit_dot_masks_naive(&b));
+    }
+
+    #[test]
+    fn plain_decimals_are_valid_decimals() {
+        let cases: &[&[u8]] = &[
+            b"0",
+            b"12",
+            b"-0.5",
+            b"+3.",
+            b".25",
+            b".",
+            b"",
+            b"-",
+            b"1.2.3",
+            b"1e5",
+            b"Inf",
+            b"12a",
+            b"\xff1",
+            b"0123456789012345678901234567890123456789.0123456789",
+            b"1111111111111111111111111111111.",
+            b"11111111111111111111111111111111.1",
+            b"1111111111111111111111111111111111111111111111111111111111111111.",
+        ];
+        for &c in cases {
+            let plain = is_plain_decimal(c);
+            if plain {
+                assert!(crate::number::is_valid_decimal(c), "{c:?}");
+            }
+            let naive = {
+                let r = c
+                    .strip_prefix(b"-")
+                    .or_else(|| c.strip_prefix(b"+"))
+                    .unwrap_or(c);
+                let dots = r.iter().filter(|&&b| b == b'.').count();
+                r.iter().all(|b| b.is_ascii_digit() || *b == b'.') && dots <= 1 && r.len() > dots
+            };
+            assert_eq!(plain, naive, "{c:?}");
+        }
+    }
 
     fn blocks() -> Vec<[u8; BLOCK]> {
         let mut out = vec![[0u8; BLOCK], [0xff; BLOCK], [0x7f; BLOCK], [0x80; BLOCK]];
@@ -107,6 +245,19 @@ mod tests {
                 c[..16].copy_from_slice(&b[..16]);
                 assert_eq!(eq_mask(a, b), eq_mask_naive(a, b));
                 assert_eq!(eq_mask(a, &c), eq_mask_naive(a, &c));
+            }
+        }
+    }
+
+    #[test]
+    fn is_ascii_equals_std() {
+        for len in 0..100 {
+            let mut v = vec![b'a'; len];
+            assert!(is_ascii(&v));
+            for i in 0..len {
+                v[i] = 0x80;
+                assert!(!is_ascii(&v), "{len} {i}");
+                v[i] = b'a';
             }
         }
     }

@@ -73,9 +73,9 @@ impl ItemLimits {
 /// One instruction: how to decode a value of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Op {
-    Bool,
-    Number,
     String,
+    Number,
+    Bool,
     Dynamic,
     List { elem: OpId, items: ItemLimits },
     Set { elem: OpId, items: ItemLimits },

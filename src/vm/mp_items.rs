@@ -7,7 +7,7 @@ use super::mp_reader::{is_ext, is_str_or_bin, marker_name};
 use super::msgpack::Decoder;
 use super::read_through;
 use super::refine::{self, Target};
-use crate::bytes::{first, non_ascii_mask, BLOCK};
+use crate::bytes::{first, is_ascii, is_plain_decimal, non_ascii_mask, BLOCK};
 use crate::error::ErrorKind;
 use crate::number::{is_valid_decimal, Number};
 use crate::program::{Op, OpId, Program};
@@ -31,47 +31,9 @@ impl<'a> Decoder<'a> {
             return Err(eof(at));
         };
         match code {
-            Op::String => {
-                // A fixstr (0xa0..=0xbf) within `max_string_len`; other markers wrap past 31.
-                let len = m.wrapping_sub(0xa0) as usize;
-                if len <= self.fixstr_max {
-                    // Past the marker just read (`at < buf.len()`).
-                    let start = at.wrapping_add(1);
-                    if let Some(s) = short_ascii(self.r.buf, start, len) {
-                        // `short_ascii` read these `len` bytes: `start + len <= buf.len()`.
-                        self.r.pos = start.wrapping_add(len);
-                        put(Value::String(s));
-                        return Ok(());
-                    }
-                }
-                if m == 0xc0 {
-                    self.r.skip1();
-                    put(Value::Null);
-                    return Ok(());
-                }
-                emit(put, self.string_value(m, at))
-            }
-            Op::Number => {
-                if m <= 0x7f || m >= 0xe0 {
-                    self.r.skip1();
-                    put(Value::Number(Number::Int((m as i8) as i64)));
-                    return Ok(());
-                }
-                if m == 0xc0 {
-                    self.r.skip1();
-                    put(Value::Null);
-                    return Ok(());
-                }
-                emit(put, self.number_value(m, at))
-            }
-            Op::Bool => {
-                if m == 0xc2 || m == 0xc3 {
-                    self.r.skip1();
-                    put(Value::Bool(m == 0xc3));
-                    return Ok(());
-                }
-                emit(put, self.absent(code, m, at, "bool"))
-            }
+            Op::String => self.string_item(m, at, put),
+            Op::Number => self.number_item(m, at, put),
+            Op::Bool => self.bool_item(m, at, put),
             _ if m == 0xc0 => {
                 self.r.skip1();
                 put(Value::Null);
@@ -79,6 +41,74 @@ impl<'a> Decoder<'a> {
             }
             _ => emit(put, self.container(prog, code, op, m, at)),
         }
+    }
+
+    /// A string value (marker `m` at `at`). The arms of [`value_with`](Decoder::value_with)
+    /// are functions of their own only in debug builds, to keep the frame that recursion
+    /// stacks up small.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn string_item(
+        &mut self,
+        m: u8,
+        at: usize,
+        put: impl FnOnce(Value<'a>),
+    ) -> Result<(), Pending> {
+        // A fixstr (0xa0..=0xbf) within `max_string_len`; other markers wrap past 31.
+        let len = m.wrapping_sub(0xa0) as usize;
+        if len <= self.fixstr_max {
+            // Past the marker just read (`at < buf.len()`).
+            let start = at.wrapping_add(1);
+            if let Some(s) = short_ascii(self.r.buf, start, len) {
+                // `short_ascii` read these `len` bytes: `start + len <= buf.len()`.
+                self.r.pos = start.wrapping_add(len);
+                put(Value::String(s));
+                return Ok(());
+            }
+        }
+        if m == 0xc0 {
+            self.r.skip1();
+            put(Value::Null);
+            return Ok(());
+        }
+        emit(put, self.string_value(m, at))
+    }
+
+    /// A number value (marker `m` at `at`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn number_item(
+        &mut self,
+        m: u8,
+        at: usize,
+        put: impl FnOnce(Value<'a>),
+    ) -> Result<(), Pending> {
+        if m <= 0x7f || m >= 0xe0 {
+            self.r.skip1();
+            put(Value::Number(Number::Int((m as i8) as i64)));
+            return Ok(());
+        }
+        if let Some(n) = fixed_width_number(self.r.buf, at, m) {
+            // `fixed_width_number` read the marker and `width(m)` bytes after it.
+            self.r.pos = at.wrapping_add(1).wrapping_add(width(m));
+            put(Value::Number(n));
+            return Ok(());
+        }
+        if m == 0xc0 {
+            self.r.skip1();
+            put(Value::Null);
+            return Ok(());
+        }
+        emit(put, self.number_value(m, at))
+    }
+
+    /// A bool value (marker `m` at `at`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bool_item(&mut self, m: u8, at: usize, put: impl FnOnce(Value<'a>)) -> Result<(), Pending> {
+        if m == 0xc2 || m == 0xc3 {
+            self.r.skip1();
+            put(Value::Bool(m == 0xc3));
+            return Ok(());
+        }
+        emit(put, self.absent(Op::Bool, m, at, "bool"))
     }
 
     /// A value of a container op (or `dynamic`): unknown, or the container's loop. (Its own
@@ -178,6 +208,11 @@ impl<'a> Decoder<'a> {
     fn number(&mut self, m: u8, at: usize) -> Result<Number<'a>, Pending> {
         if is_str_or_bin(m) {
             let bytes = self.str_bytes(m, at)?;
+            if is_plain_decimal(bytes) {
+                // SAFETY: a plain decimal is ASCII (digits, sign, point), so valid UTF-8.
+                let text = unsafe { std::str::from_utf8_unchecked(bytes) };
+                return Ok(Number::Decimal(self.bump.alloc(text)));
+            }
             if !is_valid_decimal(bytes) {
                 let text = String::from_utf8_lossy(bytes.get(..40).unwrap_or(bytes)).into_owned();
                 let msg = format!("{text:?} is not a valid number");
@@ -393,11 +428,13 @@ impl<'a> Decoder<'a> {
     }
 
     /// Array header for a list, set or tuple; the count must fit in the bytes that remain.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn array_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
         self.header_len(m, at, what, Header::Array)
     }
 
     /// Map header for a map or object; two items per entry must fit in what remains.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn map_len(&mut self, m: u8, at: usize, what: &str) -> Result<u32, Pending> {
         self.header_len(m, at, what, Header::Map)
     }
@@ -472,6 +509,41 @@ fn short_ascii(buf: &[u8], start: usize, len: usize) -> Option<&str> {
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
+/// Payload bytes of the fixed-width number markers `0xca..=0xd3` (float32, float64, uint8–64,
+/// int8–64), indexed by `marker - 0xca`.
+const NUMBER_WIDTHS: [u8; 10] = [4, 8, 1, 2, 4, 8, 1, 2, 4, 8];
+
+/// The payload width of a fixed-width number marker (0 for any other byte).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn width(m: u8) -> usize {
+    NUMBER_WIDTHS
+        .get(m.wrapping_sub(0xca) as usize)
+        .map_or(0, |&w| w as usize)
+}
+
+/// A fixed-width int or float at `buf[at]` (marker `m`), read with one 8-byte big-endian load
+/// when 8 bytes follow the marker; `None` for anything else (the caller's general path takes
+/// it, NaN and the end of the input included).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn fixed_width_number<'a>(buf: &[u8], at: usize, m: u8) -> Option<Number<'a>> {
+    let kind = m.wrapping_sub(0xca);
+    let bits = u32::from(*NUMBER_WIDTHS.get(kind as usize)?).wrapping_mul(8);
+    let word = buf.get(at.wrapping_add(1)..)?.first_chunk::<8>()?;
+    let raw = u64::from_be_bytes(*word);
+    // `8 <= bits <= 64`: the shift is 0..=56.
+    let shift = 64u32.wrapping_sub(bits);
+    let n = match kind {
+        0 => Number::Float(f32::from_bits((raw >> shift) as u32) as f64),
+        1 => Number::Float(f64::from_bits(raw)),
+        2..=5 => Number::UInt(raw >> shift),
+        _ => Number::Int((raw as i64) >> shift),
+    };
+    if matches!(n, Number::Float(f) if f.is_nan()) {
+        return None;
+    }
+    Some(n)
+}
+
 /// Hands a decoded value to `put`.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn emit<'a>(put: impl FnOnce(Value<'a>), value: Result<Value<'a>, Pending>) -> Result<(), Pending> {
@@ -489,7 +561,7 @@ enum Header {
 /// UTF-8 validation with an ASCII fast path.
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn utf8(bytes: &[u8], at: usize) -> Result<&str, Pending> {
-    if bytes.is_ascii() {
+    if is_ascii(bytes) {
         // SAFETY: every ASCII byte sequence is valid UTF-8. Skipping the second check here
         // measured +7% on `aws_states` (std's `from_utf8` is not elided after `is_ascii`).
         return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });

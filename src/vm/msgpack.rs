@@ -190,11 +190,8 @@ impl<'a> Decoder<'a> {
         self.enter(at)?;
         let unknowns_at_start = self.unknowns;
         let code = prog.op(elem);
-        for i in 0..len {
-            // SAFETY: `len` slots, one push per iteration of `0..len`.
-            self.value_with(prog, code, elem, |v| unsafe { out.push_unchecked(v) })
-                .map_err(|e| e.in_index(i as usize))?;
-        }
+        // Lists of scalars get a loop of their own, the element's decoding folded in.
+        self.fill_seq(prog, code, elem, &mut out)?;
         self.leave();
         let out = out.finish(Value::Null);
         if self.options.check_item_counts && !items.is_none() && self.unknowns == unknowns_at_start
@@ -213,6 +210,45 @@ impl<'a> Decoder<'a> {
         } else {
             Value::List(out)
         })
+    }
+
+    /// Decodes an element of `code` into each of the slots of `out` (none written yet).
+    #[inline(always)]
+    fn fill_seq(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        elem: OpId,
+        out: &mut Slots<'a, Value<'a>>,
+    ) -> Result<(), Pending> {
+        let len = out.unwritten();
+        for i in 0..len {
+            // SAFETY: `len` slots were unwritten; one push per iteration of `0..len`.
+            self.value_with(prog, code, elem, |v| unsafe { out.push_unchecked(v) })
+                .map_err(|e| e.in_index(i))?;
+        }
+        Ok(())
+    }
+
+    /// Decodes a key and a value of `code` into each of the slots of `out` (none written yet).
+    #[inline(always)]
+    fn fill_map(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        elem: OpId,
+        out: &mut Slots<'a, (&'a str, Value<'a>)>,
+    ) -> Result<(), Pending> {
+        let len = out.unwritten();
+        for _ in 0..len {
+            let key = self.map_key()?;
+            // SAFETY: `len` slots were unwritten; one push per iteration of `0..len`.
+            self.value_with(prog, code, elem, |v| unsafe {
+                out.push_unchecked((key, v))
+            })
+            .map_err(|e| e.in_key(key))?;
+        }
+        Ok(())
     }
 
     /// A tuple of the element ops `elems`.
@@ -256,14 +292,7 @@ impl<'a> Decoder<'a> {
         let mut out = Slots::new(self.bump, len);
         self.enter(at)?;
         let code = prog.op(elem);
-        for _ in 0..len {
-            let key = self.map_key()?;
-            // SAFETY: `len` slots, one push per iteration of `0..len`.
-            self.value_with(prog, code, elem, |v| unsafe {
-                out.push_unchecked((key, v))
-            })
-            .map_err(|e| e.in_key(key))?;
-        }
+        self.fill_map(prog, code, elem, &mut out)?;
         self.leave();
         let out = out.finish(("", Value::Null));
         if matches!(code, Op::Dynamic) {
@@ -287,13 +316,14 @@ impl<'a> Decoder<'a> {
         let mut out = Slots::new(self.bump, attrs.len);
         self.enter(at)?;
         let table = AttrTable::of(prog, attrs);
-        let mut i = 0u32;
-        // Keys in order: each one is the next attribute's pre-encoded key, and its slot is the
-        // next one. (Not when a name may exceed `max_string_len`: the slow loop checks every
-        // key's length.)
+        let mut i = 0usize;
+        // Keys in order: key `i` is attribute `i`'s pre-encoded key, and goes to slot `i` (so
+        // `i == out.written()` throughout). (Not when a name may exceed `max_string_len`: the
+        // slow loop checks every key's length.)
         if !self.check_key_lengths {
-            while i < len {
-                let Some(entry) = table.entries.get(out.written()) else {
+            let in_order = (len as usize).min(table.entries.len());
+            while i < in_order {
+                let Some(entry) = table.entries.get(i) else {
                     break;
                 };
                 if !entry.matches(self.r.buf, self.r.pos) {
@@ -301,16 +331,16 @@ impl<'a> Decoder<'a> {
                 }
                 // The key's bytes are at `pos`: `pos + key.len() <= buf.len()`.
                 self.r.pos = self.r.pos.wrapping_add(entry.len());
-                let j = out.written();
-                // SAFETY: `entries[j]` exists, and `out` has a slot per entry (both are the
-                // span `attrs`, or `entries` is empty): `j < len`.
+                // SAFETY: `i` slots are written and `i < entries.len()`, which is the number
+                // of slots (both are the span `attrs`, or `entries` is empty).
                 self.value_with(prog, entry.code, entry.op, |v| unsafe {
                     out.push_unchecked(v)
                 })
-                .map_err(|e| e.in_attr(table.name(j)))?;
+                .map_err(|e| e.in_attr(table.name(i)))?;
                 i = i.wrapping_add(1);
             }
         }
+        let i = i as u32;
         if i < len {
             self.object_unordered(prog, &table, &mut out, (i, len), at)?;
         } else if out.written() < table.entries.len() && !self.options.missing_attributes_null {

@@ -57,6 +57,12 @@ impl<'a, T: Copy> Slots<'a, T> {
         self.init
     }
 
+    /// Slots not yet written (while writing in order).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn unwritten(&self) -> usize {
+        self.len.wrapping_sub(self.init)
+    }
+
     /// Writes the next slot in order (ignored when every slot is written).
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn push(&mut self, value: T) {
