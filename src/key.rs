@@ -22,21 +22,34 @@ pub(crate) struct AttrEntry {
     pub(crate) code: Op,
     /// The whole encoded key (read only for keys longer than 32 bytes).
     bytes: Box<[u8]>,
+    /// The key as go-cty writes it in JSON, quoted and with its colon (`"name":`), the first
+    /// 32 bytes zero-padded with their mask; an empty mask when the name needs escaping in
+    /// JSON (the executor then reads the key in full).
+    json_wide: [u8; WIDE],
+    json_mask: u32,
+    json: Box<[u8]>,
 }
 
 impl AttrEntry {
     pub(crate) fn new(name: &str, op: OpId, code: Op) -> AttrEntry {
         let bytes = msgpack_key(name);
-        let n = bytes.len().min(WIDE);
-        let mut wide = [0u8; WIDE];
-        wide[..n].copy_from_slice(&bytes[..n]);
-        let mask = if n == WIDE { u32::MAX } else { (1u32 << n) - 1 };
+        let (wide, mask) = padded(&bytes);
+        let plain = !name.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+        let json: Box<[u8]> = if plain {
+            [&b"\""[..], name.as_bytes(), &b"\":"[..]].concat().into()
+        } else {
+            Box::default()
+        };
+        let (json_wide, json_mask) = padded(&json);
         AttrEntry {
             wide,
             mask,
             op,
             code,
             bytes,
+            json_wide,
+            json_mask,
+            json,
         }
     }
 
@@ -63,6 +76,40 @@ impl AttrEntry {
     fn long_tail_matches(&self, buf: &[u8], at: usize) -> bool {
         buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes))
     }
+
+    /// Length of the JSON key with its quotes and colon (0 when it has no fast form).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn json_len(&self) -> usize {
+        self.json.len()
+    }
+
+    /// True if `buf[at..]` starts with this key in JSON, quoted, directly followed by its
+    /// colon (go-cty's compact form). Never for a name that needs escaping.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn matches_json(&self, buf: &[u8], at: usize) -> bool {
+        match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
+            Some(chunk) => {
+                self.json_mask != 0
+                    && eq_mask(chunk, &self.json_wide) & self.json_mask == self.json_mask
+                    && (self.json_mask != u32::MAX || self.long_json_tail_matches(buf, at))
+            }
+            None => self.json_mask != 0 && buf.get(at..).is_some_and(|s| s.starts_with(&self.json)),
+        }
+    }
+
+    #[cold]
+    fn long_json_tail_matches(&self, buf: &[u8], at: usize) -> bool {
+        buf.get(at..).is_some_and(|s| s.starts_with(&self.json))
+    }
+}
+
+/// The first 32 bytes of `key`, zero-padded, and the mask of those that count.
+fn padded(key: &[u8]) -> ([u8; WIDE], u32) {
+    let n = key.len().min(WIDE);
+    let mut wide = [0u8; WIDE];
+    wide[..n].copy_from_slice(&key[..n]);
+    let mask = if n == WIDE { u32::MAX } else { (1u32 << n) - 1 };
+    (wide, mask)
 }
 
 /// The shortest MessagePack str encoding of `name` (header and bytes), as go-cty writes keys.
@@ -91,6 +138,39 @@ mod tests {
     /// Naive oracle: the encoded key is a prefix of `buf[at..]`.
     fn naive(e: &AttrEntry, buf: &[u8], at: usize) -> bool {
         buf.get(at..).is_some_and(|s| s.starts_with(&e.bytes))
+    }
+
+    #[test]
+    fn json_compare_equals_naive_prefix_check() {
+        let long = "z".repeat(45);
+        let names = [
+            "",
+            "a",
+            "tags_all",
+            &"x".repeat(29),
+            &"y".repeat(30),
+            &long,
+            "q\"x",
+            "b\\s",
+        ];
+        for name in names {
+            let e = AttrEntry::new(name, OpId(0), Op::Bool);
+            let escapes = name.contains('"') || name.contains('\\');
+            let enc = format!("\"{name}\":").into_bytes();
+            for cut in 0..=enc.len() {
+                for pad in [0usize, 1, 40] {
+                    let mut buf = enc[..cut].to_vec();
+                    buf.extend(std::iter::repeat_n(b' ', pad));
+                    let want = !escapes && cut == enc.len();
+                    assert_eq!(e.matches_json(&buf, 0), want, "{name:?} {cut} {pad}");
+                    if cut > 0 {
+                        let mut flipped = buf.clone();
+                        flipped[cut - 1] ^= 1;
+                        assert!(!e.matches_json(&flipped, 0));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 
-use super::frame::Pending;
+use super::common::Pending;
 use super::json_scan::{eof, too_deep, ws};
 use super::json_string::scan_string;
 

@@ -1,7 +1,7 @@
 //! JSON numbers: the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, digit
 //! runs eight bytes at a time, and the value of a plain integer that fits `i64`.
 
-use super::frame::Pending;
+use super::common::Pending;
 use super::json_scan::is_word;
 use crate::error::ErrorKind;
 

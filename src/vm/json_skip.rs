@@ -2,7 +2,7 @@
 //! every string, number and literal checked as a decode would, without recursion and without
 //! building anything.
 
-use super::frame::Pending;
+use super::common::Pending;
 use super::json_number::number;
 use super::json_scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
 use super::json_string::{check_string_body, scan_string};

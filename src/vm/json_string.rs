@@ -8,7 +8,7 @@
 
 use bumpalo::Bump;
 
-use super::frame::Pending;
+use super::common::Pending;
 use crate::error::ErrorKind;
 
 /// The string held a backslash escape.

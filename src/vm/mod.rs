@@ -1,7 +1,7 @@
 //! Executors over a [`Program`](crate::Program): one forward pass, values built in a bumpalo
-//! arena. The MessagePack executor recurses once per container under the depth cap
-//! ([`MAX_DEPTH`](crate::limits::MAX_DEPTH)) and builds an error's value path as the error
-//! unwinds; the JSON executor keeps an explicit stack and renders the path from it.
+//! arena. Both executors recurse once per container under the depth cap
+//! ([`MAX_DEPTH`](crate::limits::MAX_DEPTH)) and build an error's value path as the error
+//! unwinds (`common.rs`, with everything else they share).
 //!
 //! Every decode module is held to the panic-freedom lints below (CI runs clippy with
 //! `-D warnings`): an index or an arithmetic operation on input-derived values must not be
@@ -15,9 +15,10 @@
     clippy::panic
 )]
 
+mod common;
 pub(crate) mod dyncache;
-mod frame;
 pub(crate) mod json;
+mod json_dynamic;
 mod json_extent;
 mod json_items;
 mod json_number;

@@ -1,18 +1,17 @@
 //! The MessagePack executor's item readers: the dispatch on an op with scalars inline,
 //! container headers, keys, unknowns and dynamic wrappers.
 
+use super::common::Pending;
 use super::dyncache::Lookup;
-use super::frame::Pending;
 use super::mp_reader::{is_ext, is_str_or_bin, marker_name};
 use super::msgpack::Decoder;
-use super::read_through;
 use super::refine::{self, Target};
 use crate::bytes::{first, is_ascii, is_plain_decimal, non_ascii_mask, BLOCK};
 use crate::error::ErrorKind;
 use crate::number::{is_valid_decimal, Number};
 use crate::program::{Op, OpId, Program};
 use crate::schema::Type;
-use crate::value::{Dynamic, Value};
+use crate::value::Value;
 
 impl<'a> Decoder<'a> {
     /// Decodes one value of op `op` (`code` is its instruction, `prog` its program): scalars
@@ -311,7 +310,7 @@ impl<'a> Decoder<'a> {
             // `["dynamic", V]` is V itself: a chain of them is followed here in a loop (each
             // counts against `max_depth`, none takes stack), up to a V that is not a wrapper.
             // (At most `max_depth` levels in all: neither count can wrap.)
-            if self.enter_chained(at)? {
+            if self.c.enter_chained(at)? {
                 beyond = beyond.wrapping_add(1);
             } else {
                 within = within.wrapping_add(1);
@@ -322,7 +321,7 @@ impl<'a> Decoder<'a> {
                 _ => break self.value(sub, Op::Dynamic, sub.root)?,
             }
         };
-        self.leave_chained(beyond, within);
+        self.c.leave_chained(beyond, within);
         Ok(value)
     }
 
@@ -382,49 +381,17 @@ impl<'a> Decoder<'a> {
                 return Err(Pending::new(ErrorKind::InvalidType, type_at, msg));
             }
         };
-        self.check_key_lengths |= sub.longest_attr_name > self.options.limits.max_string_len;
         Ok(sub)
     }
 
-    /// The value of a wrapper of the concrete-or-not (never `"dynamic"`) type `sub`, whose
-    /// header is at `at`.
+    /// The value of a wrapper of type `sub` (never `"dynamic"`), whose header is at `at`.
     fn wrapped(&mut self, sub: &'a Program, at: usize) -> Result<Value<'a>, Pending> {
-        let reads_through = !sub.concrete;
-        if reads_through {
-            self.open_read_through = self.open_read_through.saturating_add(1);
-        }
-        self.enter(at)?;
+        let reads_through = self.c.wrapper_opened(sub);
+        self.c.enter(at)?;
         let value = self.value(sub, sub.op(sub.root), sub.root)?;
-        self.leave();
-        self.finish_wrapper(sub, value, reads_through, at)
-    }
-
-    /// The wrapper's value once decoded: read through (by the outermost wrapper whose type
-    /// holds `dynamic`) and tagged with its program. Out of line so that the frame that
-    /// recursed stays small.
-    #[inline(never)]
-    fn finish_wrapper(
-        &mut self,
-        sub: &'a Program,
-        mut value: Value<'a>,
-        reads_through: bool,
-        at: usize,
-    ) -> Result<Value<'a>, Pending> {
-        let mut program = sub;
-        if reads_through {
-            self.open_read_through = self.open_read_through.saturating_sub(1);
-            if self.open_read_through == 0 {
-                let max_types = self.options.limits.max_dynamic_types;
-                (program, value) =
-                    read_through::read_through(self.root, self.bump, sub, value, max_types)
-                        .map_err(|(kind, msg)| Pending::new(kind, at, msg))?;
-            }
-        }
-        Ok(match value {
-            // A typed null or unknown loses its type, as in the DUMP.
-            Value::Null | Value::Unknown(_) => value,
-            v => Value::Dynamic(self.bump.alloc(Dynamic { program, value: v })),
-        })
+        self.c.leave();
+        self.c
+            .wrapper_value(self.root, self.bump, sub, value, reads_through, at)
     }
 
     /// Array header for a list, set or tuple; the count must fit in the bytes that remain.

@@ -12,13 +12,14 @@
 
 use bumpalo::Bump;
 
-use super::frame::{bit_of, check_consistent, internal, item_count_message, Pending};
+use super::common::{
+    duplicate_attribute, internal, map_complete, missing_attribute, seq_complete, AttrTable,
+    Counters, Pending, Seen,
+};
 use super::mp_items::{eof, reserved_or, utf8};
 use super::mp_reader::{is_str_or_bin, marker_name, Reader, SkipError};
 use super::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
-use crate::key::AttrEntry;
-use crate::limits::MAX_DEPTH;
 use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
 use crate::value::Value;
 
@@ -52,26 +53,10 @@ pub(super) struct Decoder<'a> {
     /// The program of the whole decode (its dynamic-type cache serves every wrapper).
     pub(super) root: &'a Program,
     pub(super) options: DecodeOptions,
-    /// Containers (and dynamic wrappers) that may still open inside the current one:
-    /// `min(max_depth, MAX_DEPTH)` at the start, as each one is a call.
-    depth_left: u32,
-    /// Levels `max_depth` allows beyond [`MAX_DEPTH`]: only a chain of `"dynamic"` wrappers,
-    /// followed in a loop without calls, may use them.
-    depth_beyond_cap: u32,
+    pub(super) c: Counters,
     /// Unknown values decoded so far: a LIST/SET block holds an unknown (and skips the
     /// item-count check) when the count moved while it was decoded.
     pub(super) unknowns: u64,
-    /// Values and container arena bytes allocated so far (`Limits::max_values`,
-    /// `Limits::max_arena_bytes`).
-    values: u64,
-    arena_bytes: u64,
-    /// True once a program of this decode has an attribute name longer than
-    /// `max_string_len`: only then does a key that names an attribute need its length checked
-    /// (and the in-order fast path, which does not read the key's length, is not taken).
-    pub(super) check_key_lengths: bool,
-    /// Open dynamic wrappers whose type holds `dynamic`: only the outermost reads through
-    /// (`read_through.rs`), once.
-    pub(super) open_read_through: u32,
     /// Longest fixstr the inline string path takes: `min(31, max_string_len)`.
     pub(super) fixstr_max: usize,
 }
@@ -83,94 +68,10 @@ impl<'a> Decoder<'a> {
             bump,
             root: program,
             options: *options,
-            depth_left: options.limits.max_depth.min(MAX_DEPTH),
-            depth_beyond_cap: options.limits.max_depth.saturating_sub(MAX_DEPTH),
+            c: Counters::new(program, &options.limits),
             unknowns: 0,
-            values: 0,
-            arena_bytes: 0,
-            check_key_lengths: program.longest_attr_name > options.limits.max_string_len,
-            open_read_through: 0,
             fixstr_max: options.limits.max_string_len.min(31) as usize,
         }
-    }
-
-    /// One level deeper, by a call (a container or wrapper whose header is at `at` opens).
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn enter(&mut self, at: usize) -> Result<(), Pending> {
-        if self.depth_left == 0 {
-            return Err(self.too_deep(at));
-        }
-        self.depth_left = self.depth_left.wrapping_sub(1);
-        Ok(())
-    }
-
-    /// One level back up.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn leave(&mut self) {
-        self.depth_left = self.depth_left.wrapping_add(1);
-    }
-
-    /// One level deeper without a call (a wrapper of type `"dynamic"` in a chain): taken from
-    /// the levels `max_depth` allows beyond [`MAX_DEPTH`] first, so that it costs the calls
-    /// below it nothing while there are such levels. Returns whether it took one of those.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn enter_chained(&mut self, at: usize) -> Result<bool, Pending> {
-        if self.depth_beyond_cap > 0 {
-            self.depth_beyond_cap = self.depth_beyond_cap.wrapping_sub(1);
-            return Ok(true);
-        }
-        self.enter(at)?;
-        Ok(false)
-    }
-
-    /// Chained levels back up: `beyond` of them taken beyond the cap, `within` within it.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn leave_chained(&mut self, beyond: u32, within: u32) {
-        self.depth_beyond_cap = self.depth_beyond_cap.wrapping_add(beyond);
-        self.depth_left = self.depth_left.wrapping_add(within);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn too_deep(&self, at: usize) -> Pending {
-        let max = self.options.limits.max_depth;
-        let msg = if max <= MAX_DEPTH {
-            format!("nesting deeper than max_depth ({max})")
-        } else {
-            format!("nesting deeper than MAX_DEPTH ({MAX_DEPTH}), the executors' recursion cap")
-        };
-        Pending::new(ErrorKind::Limit, at, msg)
-    }
-
-    /// Charges a container of `n` values of `size` bytes each against `max_values` and
-    /// `max_arena_bytes`, before it is allocated.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn charge(&mut self, n: u32, size: usize, at: usize) -> Result<(), Pending> {
-        // No overflow: `n × size` is below 2³² × 2⁶, and every charge but the last was
-        // allocated, so the sums stay below the address space plus one charge.
-        self.values = self.values.wrapping_add(n as u64);
-        let bytes = (n as u64).wrapping_mul(size as u64);
-        self.arena_bytes = self.arena_bytes.wrapping_add(bytes);
-        let limits = &self.options.limits;
-        if self.values > limits.max_values || self.arena_bytes > limits.max_arena_bytes {
-            return Err(self.over_budget(at));
-        }
-        Ok(())
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn over_budget(&self, at: usize) -> Pending {
-        let limits = &self.options.limits;
-        let msg = if self.values > limits.max_values {
-            format!("more than max_values ({}) values", limits.max_values)
-        } else {
-            format!(
-                "more than max_arena_bytes ({}) bytes of containers",
-                limits.max_arena_bytes
-            )
-        };
-        Pending::new(ErrorKind::Limit, at, msg)
     }
 
     /// A list or set of `elem` (header marker `m` at `at`, not yet consumed).
@@ -185,25 +86,19 @@ impl<'a> Decoder<'a> {
         at: usize,
     ) -> Result<Value<'a>, Pending> {
         let len = self.array_len(m, at, if set { "set" } else { "list" })?;
-        self.charge(len, VALUE, at)?;
+        self.c.charge(len, VALUE, at)?;
         let mut out = Slots::new(self.bump, len);
-        self.enter(at)?;
+        self.c.enter(at)?;
         let unknowns_at_start = self.unknowns;
         let code = prog.op(elem);
         // Lists of scalars get a loop of their own, the element's decoding folded in.
         self.fill_seq(prog, code, elem, &mut out)?;
-        self.leave();
+        self.c.leave();
         let out = out.finish(Value::Null);
-        if self.options.check_item_counts && !items.is_none() && self.unknowns == unknowns_at_start
-        {
-            let n = out.len() as u64;
-            if n < items.min || (items.max > 0 && n > items.max) {
-                let msg = item_count_message(n, items);
-                return Err(Pending::new(ErrorKind::ItemCount, at, msg));
-            }
-        }
-        if matches!(code, Op::Dynamic) {
-            check_consistent(out.iter(), at)?;
+        let check_items = self.options.check_item_counts && self.unknowns == unknowns_at_start;
+        let dynamic = matches!(code, Op::Dynamic);
+        if check_items || dynamic {
+            seq_complete(out, items, check_items, dynamic, at)?;
         }
         Ok(if set {
             Value::Set(out)
@@ -265,16 +160,16 @@ impl<'a> Decoder<'a> {
             let msg = format!("a tuple of length {} is required ({len} given)", elems.len);
             return Err(Pending::new(ErrorKind::WrongLength, at, msg));
         }
-        self.charge(len, VALUE, at)?;
+        self.c.charge(len, VALUE, at)?;
         let mut out = Slots::new(self.bump, len);
-        self.enter(at)?;
+        self.c.enter(at)?;
         // (A span the compiler built; an impossible one reads as no elements, not a panic.)
         let ops = prog.tuple_elems.get(elems.range()).unwrap_or_default();
         for (i, &op) in ops.iter().enumerate() {
             self.value_with(prog, prog.op(op), op, |v| out.push(v))
                 .map_err(|e| e.in_index(i))?;
         }
-        self.leave();
+        self.c.leave();
         Ok(Value::Tuple(out.finish(Value::Null)))
     }
 
@@ -288,15 +183,15 @@ impl<'a> Decoder<'a> {
         at: usize,
     ) -> Result<Value<'a>, Pending> {
         let len = self.map_len(m, at, "map")?;
-        self.charge(len, ENTRY, at)?;
+        self.c.charge(len, ENTRY, at)?;
         let mut out = Slots::new(self.bump, len);
-        self.enter(at)?;
+        self.c.enter(at)?;
         let code = prog.op(elem);
         self.fill_map(prog, code, elem, &mut out)?;
-        self.leave();
+        self.c.leave();
         let out = out.finish(("", Value::Null));
         if matches!(code, Op::Dynamic) {
-            check_consistent(out.iter().map(|(_, v)| v), at)?;
+            map_complete(out, at)?;
         }
         Ok(Value::Map(out))
     }
@@ -312,15 +207,15 @@ impl<'a> Decoder<'a> {
         at: usize,
     ) -> Result<Value<'a>, Pending> {
         let len = self.map_len(m, at, "object")?;
-        self.charge(attrs.len, VALUE, at)?;
+        self.c.charge(attrs.len, VALUE, at)?;
         let mut out = Slots::new(self.bump, attrs.len);
-        self.enter(at)?;
+        self.c.enter(at)?;
         let table = AttrTable::of(prog, attrs);
         let mut i = 0usize;
         // Keys in order: key `i` is attribute `i`'s pre-encoded key, and goes to slot `i` (so
         // `i == out.written()` throughout). (Not when a name may exceed `max_string_len`: the
         // slow loop checks every key's length.)
-        if !self.check_key_lengths {
+        if !self.c.check_key_lengths {
             let in_order = (len as usize).min(table.entries.len());
             while i < in_order {
                 let Some(entry) = table.entries.get(i) else {
@@ -346,7 +241,7 @@ impl<'a> Decoder<'a> {
         } else if out.written() < table.entries.len() && !self.options.missing_attributes_null {
             return Err(missing_attribute(table.name(out.written()), at));
         }
-        self.leave();
+        self.c.leave();
         Ok(Value::Object {
             op,
             attrs: out.finish(Value::Null),
@@ -366,17 +261,15 @@ impl<'a> Decoder<'a> {
     ) -> Result<(), Pending> {
         let n = table.entries.len();
         let mut next = out.written();
-        let seen = self.bump.alloc_slice_fill_copy(n.div_ceil(64), 0u64);
-        for j in 0..next {
-            if let Some(word) = seen.get_mut(j / 64) {
-                *word |= bit_of(j as u32);
-            }
-        }
+        let mut seen = Seen::new(self.bump, n, next);
         out.fill_rest(Value::Null);
         while i < len {
             i = i.wrapping_add(1);
             let at = self.r.pos;
-            let expected = table.entries.get(next).filter(|_| !self.check_key_lengths);
+            let expected = table
+                .entries
+                .get(next)
+                .filter(|_| !self.c.check_key_lengths);
             let j = match expected {
                 Some(entry) if entry.matches(self.r.buf, at) => {
                     self.r.pos = at.wrapping_add(entry.len());
@@ -387,14 +280,9 @@ impl<'a> Decoder<'a> {
                     None => continue, // an unknown key, skipped with its value
                 },
             };
-            let Some(word) = seen.get_mut(j / 64) else {
-                return Err(internal(at));
-            };
-            if *word & bit_of(j as u32) != 0 {
-                let msg = format!("duplicate attribute {:?}", table.name(j));
-                return Err(Pending::new(ErrorKind::DuplicateKey, at, msg).in_attr(table.name(j)));
+            if !seen.insert(j) {
+                return Err(duplicate_attribute(table.name(j), at));
             }
-            *word |= bit_of(j as u32);
             next = j.wrapping_add(1);
             let Some(entry) = table.entries.get(j) else {
                 return Err(internal(at));
@@ -405,9 +293,7 @@ impl<'a> Decoder<'a> {
             out.set(j, v);
         }
         if !self.options.missing_attributes_null {
-            let missing =
-                (0..n).find(|&j| seen.get(j / 64).is_none_or(|w| w & bit_of(j as u32) == 0));
-            if let Some(j) = missing {
+            if let Some(j) = seen.first_missing(n) {
                 return Err(missing_attribute(table.name(j), at_object));
             }
         }
@@ -446,34 +332,4 @@ impl<'a> Decoder<'a> {
             }
         }
     }
-}
-
-/// An object op's dispatch entries and names, looked up once per object.
-pub(super) struct AttrTable<'a> {
-    pub(super) entries: &'a [AttrEntry],
-    pub(super) names: &'a [Box<str>],
-}
-
-impl<'a> AttrTable<'a> {
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(super) fn of(prog: &'a Program, attrs: Span) -> AttrTable<'a> {
-        // (A span the compiler built; an impossible one reads as no attributes.)
-        AttrTable {
-            entries: prog.attrs.get(attrs.range()).unwrap_or_default(),
-            names: prog.attr_names.get(attrs.range()).unwrap_or_default(),
-        }
-    }
-
-    /// The name of attribute `j` (for messages and paths).
-    #[cold]
-    pub(super) fn name(&self, j: usize) -> &'a str {
-        self.names.get(j).map_or("", |n| n)
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn missing_attribute(name: &str, at: usize) -> Pending {
-    let msg = format!("attribute {name:?} is required");
-    Pending::new(ErrorKind::MissingAttribute, at, msg)
 }
