@@ -52,6 +52,31 @@ pub(crate) fn non_ascii_mask(a: &[u8; BLOCK]) -> u32 {
     non_ascii_mask_naive(a)
 }
 
+/// Bit `i` set where `a[i] == byte`.
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn byte_mask(a: &[u8; BLOCK], byte: u8) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline; each load reads 16 bytes inside a 32-byte
+    // array (offsets 0 and 16), and unaligned loads are allowed.
+    unsafe {
+        let b = _mm_set1_epi8(byte as i8);
+        let a0 = _mm_loadu_si128(a.as_ptr().cast::<__m128i>());
+        let a1 = _mm_loadu_si128(a.as_ptr().add(16).cast::<__m128i>());
+        let lo = _mm_movemask_epi8(_mm_cmpeq_epi8(a0, b)) as u32 & 0xffff;
+        let hi = _mm_movemask_epi8(_mm_cmpeq_epi8(a1, b)) as u32 & 0xffff;
+        lo | (hi << 16)
+    }
+}
+
+/// Bit `i` set where `a[i] == byte` (portable form).
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn byte_mask(a: &[u8; BLOCK], byte: u8) -> u32 {
+    eq_mask_naive(a, &[byte; BLOCK])
+}
+
 /// Bits set where a byte of the block is an ASCII digit, and where it is `.`.
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(not(debug_assertions), inline(always))]
@@ -240,6 +265,9 @@ mod tests {
         let all = blocks();
         for a in &all {
             assert_eq!(non_ascii_mask(a), non_ascii_mask_naive(a));
+            for byte in [0u8, b'\\', b'"', 0x80, 0xff] {
+                assert_eq!(byte_mask(a, byte), eq_mask_naive(a, &[byte; BLOCK]));
+            }
             for b in all.iter().take(20) {
                 let mut c = *a;
                 c[..16].copy_from_slice(&b[..16]);

@@ -158,3 +158,95 @@ fn msgpack_chains_of_dynamic_wrappers_take_no_stack() {
     let r = decode_msgpack(Type::Dynamic, mp_nested(100 * MAX_DEPTH, &wrapper, &leaf));
     assert_eq!(r, Ok(()));
 }
+
+/// Decodes JSON `input` with a program of `ty` on a 1 MiB stack.
+fn decode_json(ty: Type, input: String) -> Result<(), (ErrorKind, String)> {
+    let program = std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let program = Program::new(&ty);
+            std::mem::forget(ty);
+            program
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let program: &'static Program = Box::leak(Box::new(program));
+    on_small_stack(move || {
+        let bump = Bump::new();
+        program
+            .decode_json_with(input.as_bytes(), &bump, &unlimited())
+            .map(|_| ())
+            .map_err(|e| (e.kind(), e.message().to_string()))
+    })
+}
+
+fn json_nested(levels: u32, open: &str, leaf: &str, close: &str) -> String {
+    format!(
+        "{}{leaf}{}",
+        open.repeat(levels as usize),
+        close.repeat(levels as usize)
+    )
+}
+
+#[test]
+fn json_lists_objects_maps_and_tuples_at_the_cap() {
+    let list = |t| Type::List(Box::new(t));
+    let ok = decode_json(
+        nested(MAX_DEPTH, Type::String, list),
+        json_nested(MAX_DEPTH, "[", "\"x\"", "]"),
+    );
+    assert_eq!(ok, Ok(()));
+    let over = decode_json(
+        nested(MAX_DEPTH + 1, Type::String, list),
+        json_nested(MAX_DEPTH + 1, "[", "\"x\"", "]"),
+    );
+    assert_eq!(over, Err((ErrorKind::Limit, cap_message())));
+    let ok = decode_json(
+        nested(MAX_DEPTH, Type::Number, object_of),
+        json_nested(MAX_DEPTH, "{\"a\":", "7", "}"),
+    );
+    assert_eq!(ok, Ok(()));
+    let map = |t| Type::Map(Box::new(t));
+    let ok = decode_json(
+        nested(MAX_DEPTH, Type::Bool, map),
+        json_nested(MAX_DEPTH, "{\"k\": ", "true", "}"),
+    );
+    assert_eq!(ok, Ok(()));
+    let tuple = |t| Type::Tuple(vec![t]);
+    let ok = decode_json(
+        nested(MAX_DEPTH, Type::Bool, tuple),
+        json_nested(MAX_DEPTH, "[ ", "false", " ]"),
+    );
+    assert_eq!(ok, Ok(()));
+}
+
+/// Wrappers in JSON recurse like MessagePack's: `["list","dynamic"]` wrappers each holding a
+/// one-element list, type first and value first.
+#[test]
+fn json_dynamic_wrappers_at_the_cap() {
+    let pairs = (MAX_DEPTH - 1) / 2;
+    for (open, close) in [
+        (r#"{"type":["list","dynamic"],"value":["#, "]}"),
+        (r#"{"value":["#, r#"],"type":["list","dynamic"]}"#),
+    ] {
+        let leaf = r#"{"type":"bool","value":true}"#;
+        let r = decode_json(Type::Dynamic, json_nested(pairs, open, leaf, close));
+        let (kind, message) = r.unwrap_err();
+        assert_eq!(kind, ErrorKind::Limit);
+        assert!(
+            message.contains("nests deeper than 128 levels"),
+            "{message}"
+        );
+        let r = decode_json(Type::Dynamic, json_nested(pairs + 1, open, leaf, close));
+        assert_eq!(r, Err((ErrorKind::Limit, cap_message())));
+    }
+    // A chain of "dynamic" wrappers is a loop.
+    let chain = json_nested(
+        100 * MAX_DEPTH,
+        r#"{"type":"dynamic","value":"#,
+        r#"{"type":"bool","value":true}"#,
+        "}",
+    );
+    assert_eq!(decode_json(Type::Dynamic, chain), Ok(()));
+}

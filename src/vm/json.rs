@@ -168,11 +168,7 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
-        self.c.charge(n, VALUE, at)?;
-        let out = self
-            .bump
-            .alloc_slice_copy(self.seq.get(start..).unwrap_or_default());
-        self.seq.truncate(start);
+        let out = self.seal_seq(start, n, at)?;
         self.c.leave();
         let check_items = self.options.check_item_counts;
         let dynamic = matches!(code, Op::Dynamic);
@@ -184,6 +180,35 @@ impl<'a> Decoder<'a> {
         } else {
             Value::List(out)
         })
+    }
+
+    /// The `n` elements of the list at `at`, from `start` in the scratch vector, charged and
+    /// moved into the arena. (Out of line in debug builds: a small recursion frame.)
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn seal_seq(&mut self, start: usize, n: u32, at: usize) -> Result<&'a [Value<'a>], Pending> {
+        self.c.charge(n, VALUE, at)?;
+        let out = self
+            .bump
+            .alloc_slice_copy(self.seq.get(start..).unwrap_or_default());
+        self.seq.truncate(start);
+        Ok(out)
+    }
+
+    /// The `n` entries of the map at `at`, from `start` in the scratch vector, charged and
+    /// moved into the arena.
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn seal_map(
+        &mut self,
+        start: usize,
+        n: u32,
+        at: usize,
+    ) -> Result<&'a [(&'a str, Value<'a>)], Pending> {
+        self.c.charge(n, ENTRY, at)?;
+        let out = self
+            .bump
+            .alloc_slice_copy(self.map.get(start..).unwrap_or_default());
+        self.map.truncate(start);
+        Ok(out)
     }
 
     /// A tuple of the element ops `elems` whose `[` is at `at`.
@@ -252,11 +277,7 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
-        self.c.charge(n, ENTRY, at)?;
-        let out = self
-            .bump
-            .alloc_slice_copy(self.map.get(start..).unwrap_or_default());
-        self.map.truncate(start);
+        let out = self.seal_map(start, n, at)?;
         self.c.leave();
         if matches!(code, Op::Dynamic) {
             map_complete(out, at)?;

@@ -32,16 +32,10 @@ impl<'a> Decoder<'a> {
         let (mut at, mut beyond, mut within) = (at, 0u32, 0u32);
         let value = loop {
             let (sub, end) = self.wrapper_header(at)?;
-            let reads_through = self.c.wrapper_opened(sub);
             if sub.root_type != Type::Dynamic {
-                self.c.enter(at)?;
-                let value = self.value(sub, sub.op(sub.root), sub.root)?;
-                self.c.leave();
-                self.wrapper_end(end, at)?;
-                break self
-                    .c
-                    .wrapper_value(self.root, self.bump, sub, value, reads_through, at)?;
+                break self.wrapped(sub, end, at)?;
             }
+            self.c.wrapper_opened(sub);
             // (At most `max_depth` levels in all: neither count can wrap.)
             if self.c.enter_chained(at)? {
                 beyond = beyond.wrapping_add(1);
@@ -64,6 +58,19 @@ impl<'a> Decoder<'a> {
         }
         self.c.leave_chained(beyond, within);
         Ok(value)
+    }
+
+    /// The value of a wrapper of type `sub` (never `"dynamic"`) whose `{` is at `at`, and
+    /// the rest of the wrapper.
+    fn wrapped(&mut self, sub: &'a Program, end: DynEnd, at: usize) -> Result<Value<'a>, Pending> {
+        let reads_through = self.c.wrapper_opened(sub);
+        self.c.enter(at)?;
+        let mut value = Value::Null;
+        self.value_with(sub, sub.op(sub.root), sub.root, |_, v| value = v)?;
+        self.c.leave();
+        self.wrapper_end(end, at)?;
+        self.c
+            .wrapper_value(self.root, self.bump, sub, value, reads_through, at)
     }
 
     /// Reads a wrapper's keys and type (the `{` at `at`): its type's program and how it ends,

@@ -187,20 +187,27 @@ impl Nesting {
             if self.open > self.depth {
                 return Err(too_deep(p, self.max_depth));
             }
-            if self.record {
+            // Only what a later skip can start at: the value of a dynamic wrapper (after
+            // `"value":`, compact as go-cty writes it). Its entry notes its nesting level,
+            // which its closing bracket finds again.
+            if self.record && p.checked_sub(8).and_then(|s| buf.get(s..p)) == Some(b"\"value\":") {
                 memo.open.push(memo.ends.len());
-                memo.ends.push((p, 0));
+                memo.ends.push((p, self.open));
             }
             return Ok(None);
         }
-        // A closing bracket: the first bracket opened, so `open >= 1` here.
-        self.open = self.open.saturating_sub(1);
         let end = p.wrapping_add(1);
         if self.record {
-            if let Some(e) = memo.open.pop().and_then(|k| memo.ends.get_mut(k)) {
-                e.1 = end;
+            if let Some(&k) = memo.open.last() {
+                if let Some(e) = memo.ends.get_mut(k).filter(|e| e.1 == self.open) {
+                    // (Its level, replaced by its end.)
+                    e.1 = end;
+                    memo.open.pop();
+                }
             }
         }
+        // A closing bracket: the first bracket opened, so `open >= 1` here.
+        self.open = self.open.saturating_sub(1);
         Ok((self.open == 0).then_some(end))
     }
 }

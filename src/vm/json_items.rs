@@ -38,16 +38,8 @@ impl<'a> Decoder<'a> {
         match code {
             Op::String if c == b'"' => self.string_item(at, put),
             Op::Number if c == b'-' || c.is_ascii_digit() => self.number_item(at, put),
-            _ if c == b'n' => {
-                self.pos = literal(self.buf, at, b"null")?;
-                put(self, Value::Null);
-                Ok(())
-            }
-            _ => {
-                let v = self.other(prog, code, op, c, at)?;
-                put(self, v);
-                Ok(())
-            }
+            _ if c == b'n' => self.null_item(at, put),
+            _ => self.other_item(prog, code, op, c, at, put),
         }
     }
 
@@ -94,8 +86,35 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
-    /// Everything but a string, a number literal for a number, and `null`: bools,
-    /// containers, go-cty's coercions, mismatches.
+    /// `null` at `at`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn null_item(
+        &mut self,
+        at: usize,
+        put: impl FnOnce(&mut Self, Value<'a>),
+    ) -> Result<(), Pending> {
+        self.pos = literal(self.buf, at, b"null")?;
+        put(self, Value::Null);
+        Ok(())
+    }
+
+    /// Everything but a string, a number literal for a number, and `null`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn other_item(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        op: OpId,
+        c: u8,
+        at: usize,
+        put: impl FnOnce(&mut Self, Value<'a>),
+    ) -> Result<(), Pending> {
+        let v = self.other(prog, code, op, c, at)?;
+        put(self, v);
+        Ok(())
+    }
+
+    /// Bools, containers, go-cty's coercions, mismatches.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn other(
         &mut self,
@@ -106,14 +125,7 @@ impl<'a> Decoder<'a> {
         at: usize,
     ) -> Result<Value<'a>, Pending> {
         match (code, c) {
-            (Op::Bool, b't') => {
-                self.pos = literal(self.buf, at, b"true")?;
-                Ok(Value::Bool(true))
-            }
-            (Op::Bool, b'f') => {
-                self.pos = literal(self.buf, at, b"false")?;
-                Ok(Value::Bool(false))
-            }
+            (Op::Bool, b't' | b'f') => self.bool_value(c, at),
             (Op::List { elem, items }, b'[') => self.seq(prog, elem, items, false, at),
             (Op::Set { elem, items }, b'[') => self.seq(prog, elem, items, true, at),
             (Op::Tuple { elems }, b'[') => self.tuple(prog, elems, at),
@@ -122,6 +134,14 @@ impl<'a> Decoder<'a> {
             (Op::Dynamic, b'{') => self.dynamic(at),
             _ => self.coerce(code, c, at),
         }
+    }
+
+    /// `true` or `false` at `at` (`c` is its first byte).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bool_value(&mut self, c: u8, at: usize) -> Result<Value<'a>, Pending> {
+        let word: &'static [u8] = if c == b't' { b"true" } else { b"false" };
+        self.pos = literal(self.buf, at, word)?;
+        Ok(Value::Bool(c == b't'))
     }
 
     /// go-cty's coercions (a number or bool from a string, a string from a number or bool),

@@ -6,9 +6,12 @@
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
 //! `json_scan` on positions); bytes are read with `get`.
 
+use std::mem::MaybeUninit;
+
 use bumpalo::Bump;
 
 use super::common::Pending;
+use crate::bytes::{byte_mask, BLOCK};
 use crate::error::ErrorKind;
 
 /// The string held a backslash escape.
@@ -195,27 +198,29 @@ fn invalid_utf8(bytes: &[u8], at: usize) -> Pending {
 
 /// Decodes the escapes of `s` (a string body starting at input offset `at`) into the arena.
 ///
-/// Copies 16 bytes at a time, stopping only at backslashes. Every escape is at least as long
-/// as what it decodes to, so the output never outruns the input and a buffer of the input's
-/// length plus 16 takes the whole-chunk stores.
+/// Copies 32 bytes at a time, stopping only at backslashes; the one-byte escapes (`\n`,
+/// `\"`, `\\`, …) are written inline, `\u` escapes decoded out of line. Every escape is at
+/// least as long as what it decodes to, so the output never outruns the input, and a buffer
+/// of the input's length plus 32 takes the whole-block stores. The buffer is not zero-filled
+/// first: only the bytes written are read.
 #[inline(never)]
 fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> {
     let raw = s.as_bytes();
     let n = raw.len();
-    // (`n` is at most `isize::MAX`, so `n + 16` cannot wrap; `w <= r <= n` throughout, and
+    // (`n` is at most `isize::MAX`, so `n + 32` cannot wrap; `w <= r <= n` throughout, and
     // the `r`/`w` steps below move over bytes just read and written.)
-    let dst = bump.alloc_slice_fill_copy(n.wrapping_add(16), 0u8);
+    let dst = bump.alloc_slice_fill_with(n.wrapping_add(BLOCK), |_| MaybeUninit::<u8>::uninit());
     let (mut r, mut w) = (0usize, 0usize);
     loop {
-        while let (Some(chunk), Some(out)) = (
-            raw.get(r..).and_then(|c| c.first_chunk::<16>()),
-            dst.get_mut(w..).and_then(|o| o.first_chunk_mut::<16>()),
+        while let (Some(block), Some(out)) = (
+            raw.get(r..).and_then(|c| c.first_chunk::<BLOCK>()),
+            dst.get_mut(w..).and_then(|o| o.first_chunk_mut::<BLOCK>()),
         ) {
-            *out = *chunk;
-            let m = backslashes16(chunk);
+            *out = block.map(MaybeUninit::new);
+            let m = byte_mask(block, b'\\');
             if m == 0 {
-                r = r.wrapping_add(16);
-                w = w.wrapping_add(16);
+                r = r.wrapping_add(BLOCK);
+                w = w.wrapping_add(BLOCK);
                 continue;
             }
             let k = m.trailing_zeros() as usize;
@@ -223,13 +228,13 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
             w = w.wrapping_add(k);
             break;
         }
-        if n.saturating_sub(r) < 16 {
+        if n.saturating_sub(r) < BLOCK {
             // The tail, byte by byte.
             while let Some(&c) = raw.get(r).filter(|&&c| c != b'\\') {
                 let Some(slot) = dst.get_mut(w) else {
                     return Err(overrun(at));
                 };
-                *slot = c;
+                slot.write(c);
                 r = r.wrapping_add(1);
                 w = w.wrapping_add(1);
             }
@@ -237,42 +242,49 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
                 break;
             }
         }
+        let simple = match raw.get(r.wrapping_add(1)) {
+            Some(b'"') => b'"',
+            Some(b'\\') => b'\\',
+            Some(b'/') => b'/',
+            Some(b'n') => b'\n',
+            Some(b't') => b'\t',
+            Some(b'r') => b'\r',
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0c,
+            _ => 0xff,
+        };
+        if simple != 0xff {
+            let Some(slot) = dst.get_mut(w) else {
+                return Err(overrun(at));
+            };
+            slot.write(simple);
+            r = r.wrapping_add(2);
+            w = w.wrapping_add(1);
+            continue;
+        }
         let (c, used) = escape(raw, r, at)?;
-        let Some(out) = dst.get_mut(w..).and_then(|o| o.first_chunk_mut::<4>()) else {
+        let mut utf8 = [0u8; 4];
+        let encoded = c.encode_utf8(&mut utf8).as_bytes();
+        let Some(out) = dst.get_mut(w..w.wrapping_add(encoded.len())) else {
             return Err(overrun(at));
         };
-        w = w.wrapping_add(c.encode_utf8(out).len());
+        for (o, &b) in out.iter_mut().zip(encoded) {
+            o.write(b);
+        }
+        w = w.wrapping_add(encoded.len());
         r = r.wrapping_add(used);
     }
-    let out: &'a [u8] = dst;
-    let Some(out) = out.get(..w) else {
+    let Some(out) = dst.get(..w) else {
         return Err(overrun(at));
     };
-    // SAFETY: `s` is UTF-8; the bytes copied run between backslashes (ASCII, so character
-    // boundaries) and every escape wrote a whole UTF-8-encoded `char`.
-    Ok(unsafe { std::str::from_utf8_unchecked(out) })
-}
-
-/// The positions of the backslashes in 16 bytes, one bit each.
-#[inline(always)]
-fn backslashes16(chunk: &[u8; 16]) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads exactly `chunk`.
-        unsafe {
-            let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
-            _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) as u32
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut m = 0;
-        for (i, &c) in chunk.iter().enumerate() {
-            m |= ((c == b'\\') as u32) << i;
-        }
-        m
-    }
+    // SAFETY: the bytes `0..w` were all written (blocks and bytes are stored at `w` before
+    // `w` moves past them), so reading them as `u8` is sound; and they are UTF-8: `s` is, the
+    // bytes copied run between backslashes (ASCII, so character boundaries), and every escape
+    // wrote a whole UTF-8-encoded `char`.
+    Ok(unsafe {
+        let bytes = std::slice::from_raw_parts(out.as_ptr().cast::<u8>(), w);
+        std::str::from_utf8_unchecked(bytes)
+    })
 }
 
 /// The escape at `raw[j]` (a backslash): the character and the bytes it used.
