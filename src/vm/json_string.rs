@@ -11,6 +11,7 @@ use std::mem::MaybeUninit;
 use bumpalo::Bump;
 
 use super::common::Pending;
+use super::json_simd::{string_end, Level};
 use crate::bytes::{byte_mask, BLOCK};
 use crate::error::ErrorKind;
 
@@ -43,8 +44,7 @@ fn masks16(chunk: &[u8; 16]) -> (u32, u32) {
 /// Masks of the special bytes and of the non-ASCII bytes in 8 bytes (one bit per byte, at
 /// the byte's high bit). Only the lowest set bit of the special mask is exact, which is all
 /// the caller uses.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
+#[cfg(all(test, not(target_arch = "x86_64")))]
 fn masks8(chunk: &[u8; 8]) -> (u64, u64) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -58,7 +58,7 @@ fn masks8(chunk: &[u8; 8]) -> (u64, u64) {
 
 /// The position of the next `"`, `\` or control byte at or after `i` (or `buf.len()`), noting
 /// in `flags` whether a non-ASCII byte came before it.
-#[inline(always)]
+#[cfg(test)]
 fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
     #[cfg(target_arch = "x86_64")]
     while let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<16>()) {
@@ -107,8 +107,37 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
 /// Finds the end of the string whose body starts at `i` (its opening quote is at `open`):
 /// returns the position of the closing quote and the [`ESCAPED`] / [`NON_ASCII`] flags.
 /// Control bytes are rejected here; escapes are checked when they are decoded.
+///
+/// A string that ends within its first 16 bytes without an escape (most keys and values of
+/// state data) takes one inline SSE2 step; any other goes to the 64-byte scanner of
+/// `json_simd.rs`, which steps over escapes without stopping.
 #[inline(always)]
-pub(super) fn scan_string(buf: &[u8], mut i: usize, open: usize) -> Result<(usize, u8), Pending> {
+pub(super) fn scan_string(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<16>()) {
+        let (special, high) = masks16(chunk);
+        // `k < 16` when `special != 0`, so `1 << k` is at least 1.
+        let k = special.trailing_zeros();
+        if special != 0 && chunk.get(k as usize) == Some(&b'"') {
+            let flags = if high & (1u32 << k).wrapping_sub(1) != 0 {
+                NON_ASCII
+            } else {
+                0
+            };
+            return Ok((i.wrapping_add(k as usize), flags));
+        }
+    }
+    string_end(Level::current(), buf, i, open)
+}
+
+/// [`scan_string`] one special byte at a time (the reference the block scanners are tested
+/// against).
+#[cfg(test)]
+pub(super) fn scan_string_bytewise(
+    buf: &[u8],
+    mut i: usize,
+    open: usize,
+) -> Result<(usize, u8), Pending> {
     let mut flags = 0;
     loop {
         i = next_special(buf, i, &mut flags);
@@ -375,13 +404,13 @@ fn surrogate(v: u32, at: usize) -> Pending {
 }
 
 #[cold]
-fn control(c: u8, at: usize) -> Pending {
+pub(super) fn control(c: u8, at: usize) -> Pending {
     let msg = format!("control character 0x{c:02x} in string (it must be escaped)");
     Pending::new(ErrorKind::Syntax, at, msg)
 }
 
 #[cold]
-fn unterminated(open: usize) -> Pending {
+pub(super) fn unterminated(open: usize) -> Pending {
     Pending::new(
         ErrorKind::Eof,
         open,

@@ -23,6 +23,7 @@ mod json_extent;
 mod json_items;
 mod json_number;
 mod json_scan;
+mod json_simd;
 mod json_skip;
 mod json_string;
 mod mp_items;
