@@ -349,6 +349,8 @@ mod tests {
                     let got = result(string_end(level, &buf, start, open));
                     assert_eq!(got, want, "{level:?} {buf:?}");
                 }
+                let fast = result(super::super::json_string::scan_string(&buf, start, open));
+                assert_eq!(fast, want, "inline steps {buf:?}");
             }
         }
     }

@@ -108,23 +108,37 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
 /// returns the position of the closing quote and the [`ESCAPED`] / [`NON_ASCII`] flags.
 /// Control bytes are rejected here; escapes are checked when they are decoded.
 ///
-/// A string that ends within its first 16 bytes without an escape (most keys and values of
-/// state data) takes one inline SSE2 step; any other goes to the 64-byte scanner of
+/// A string that ends within its first 32 bytes without an escape (most keys and values of
+/// state data) takes at most two inline SSE2 steps; any other goes to the 64-byte scanner of
 /// `json_simd.rs`, which steps over escapes without stopping.
 #[inline(always)]
 pub(super) fn scan_string(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
     #[cfg(target_arch = "x86_64")]
-    if let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<16>()) {
-        let (special, high) = masks16(chunk);
-        // `k < 16` when `special != 0`, so `1 << k` is at least 1.
-        let k = special.trailing_zeros();
-        if special != 0 && chunk.get(k as usize) == Some(&b'"') {
-            let flags = if high & (1u32 << k).wrapping_sub(1) != 0 {
-                NON_ASCII
-            } else {
-                0
+    {
+        let mut j = i;
+        let mut flags = 0;
+        // Two 16-byte steps: strings up to 31 bytes.
+        for _ in 0..2 {
+            let Some(chunk) = buf.get(j..).and_then(|s| s.first_chunk::<16>()) else {
+                break;
             };
-            return Ok((i.wrapping_add(k as usize), flags));
+            let (special, high) = masks16(chunk);
+            if special == 0 {
+                if high != 0 {
+                    flags = NON_ASCII;
+                }
+                j = j.wrapping_add(16);
+                continue;
+            }
+            // `k < 16` when `special != 0`, so `1 << k` is at least 1.
+            let k = special.trailing_zeros();
+            if chunk.get(k as usize) != Some(&b'"') {
+                break;
+            }
+            if high & (1u32 << k).wrapping_sub(1) != 0 {
+                flags = NON_ASCII;
+            }
+            return Ok((j.wrapping_add(k as usize), flags));
         }
     }
     string_end(Level::current(), buf, i, open)
