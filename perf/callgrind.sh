@@ -9,8 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+# valgrind cannot run AVX-512 code: always an x86-64-v3 build, in its own target directory
+# (so a `-C target-cpu=native` build for the wall-clock bench is not overwritten).
+export RUSTFLAGS="-C target-cpu=x86-64-v3"
+export CARGO_TARGET_DIR=${CALLGRIND_TARGET_DIR:-target/callgrind}
 cargo build --release --quiet
-bin=${CARGO_TARGET_DIR:-target}/release/tfwire
+bin=$CARGO_TARGET_DIR/release/tfwire
 only=${1:-}
 workloads=$($bin bench --json --rounds 1 --round-ms 0 --contenders tfwire ${only:+--only "$only"} \
   | python3 -c 'import json,sys; [print(r["workload"], r["format"], r["bytes"]) for r in json.load(sys.stdin)["rows"]]')

@@ -5,10 +5,11 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::key::AttrEntry;
+use crate::error::SchemaError;
+use crate::program::dyncache::DynCache;
+use crate::program::key::AttrEntry;
 use crate::program::{ItemLimits, Op, OpId, Program, Span};
-use crate::schema::{Block, NestingMode, Type};
-use crate::vm::dyncache::DynCache;
+use crate::schema::{Block, NestingMode, SchemaSelector, SchemaSource, Type};
 
 /// Hash-consing key: an op with its side-table contents spelled out (attribute names
 /// borrowed from the type being compiled).
@@ -22,6 +23,53 @@ enum Key<'t> {
 struct Compiler<'t> {
     program: Program,
     seen: FxHashMap<Key<'t>, OpId>,
+}
+
+/// The constructors of [`Program`]: each compiles a type or a schema.
+impl Program {
+    /// Compiles a type.
+    pub fn new(ty: &Type) -> Program {
+        compile(ty, None)
+    }
+
+    /// Compiles a schema block (its implied type, with the blocks' item limits).
+    pub fn from_block(block: &Block) -> Program {
+        compile_owned(block.implied_type(), Some(block))
+    }
+
+    /// Compiles compact type JSON such as `["list","string"]`.
+    pub fn from_type_json(text: &str) -> Result<Program, SchemaError> {
+        Ok(Program::new(&Type::from_json(text)?))
+    }
+
+    /// Compiles any schema form that needs no selector: a bare block, a
+    /// `{"version":n,"block":{…}}` object or a `{"type": T}` wrapper.
+    pub fn from_schema_json(text: &str) -> Result<Program, SchemaError> {
+        Program::from_schema_json_with(text, &SchemaSelector::default())
+    }
+
+    /// Compiles one schema of any schema form, a providers-schema document included.
+    pub fn from_schema_json_with(text: &str, sel: &SchemaSelector) -> Result<Program, SchemaError> {
+        let source = SchemaSource::parse(text)?;
+        Program::from_source(&source, sel)
+    }
+
+    /// Compiles the schema `sel` picks out of a parsed source.
+    pub fn from_source(
+        source: &SchemaSource,
+        sel: &SchemaSelector,
+    ) -> Result<Program, SchemaError> {
+        let ty = source.select(sel)?;
+        Ok(compile_owned(ty, source.select_block(sel)?))
+    }
+}
+
+/// The program of a dynamic value's type JSON, or why the JSON is not a type. A value's type
+/// never has optional attributes (go-cty keeps the markers only on type constraints), so the
+/// wrapper's type is taken without them.
+pub(crate) fn compile_type_json(type_json: &[u8]) -> Result<Program, String> {
+    let ty = Type::from_json_bytes(type_json).map_err(|e| e.message().to_string())?;
+    Ok(compile(&ty.without_optional_deep(), None))
 }
 
 pub(crate) fn compile(ty: &Type, block: Option<&Block>) -> Program {

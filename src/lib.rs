@@ -73,16 +73,15 @@
 
 mod bytes;
 mod compile;
+mod decode;
 pub mod dump;
 mod error;
-mod key;
 mod limits;
 mod number;
 mod program;
 pub mod schema;
 pub mod state;
 mod value;
-mod vm;
 
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
 pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};

@@ -276,3 +276,10 @@ impl<'a> Typed<'a> {
             .map(move |v| Typed::new(self.program, *v))
     }
 }
+
+impl Program {
+    /// Bundles a value this program decoded with the program, for navigation by name.
+    pub fn typed<'a>(&'a self, value: Value<'a>) -> Typed<'a> {
+        Typed::new(self, value)
+    }
+}

@@ -9,9 +9,10 @@
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 
-use super::common::Pending;
-use super::json_scan::{eof, too_deep, ws};
-use super::json_string::scan_string;
+use super::scan::{eof, too_deep, ws};
+use super::simd::escaped_bytes;
+use super::string::scan_string;
+use crate::decode::common::Pending;
 
 /// Container extents found by [`skip_fast`], kept for the whole decode: a value-first
 /// dynamic wrapper nested in another one's value is skipped again when the outer value is
@@ -251,29 +252,6 @@ impl StringState {
     }
 }
 
-/// The bytes escaped by a backslash that are not backslashes themselves (those right after
-/// an odd-length run of backslashes), given the backslashes of a 64-byte block; `carry` says
-/// whether the block's first byte is escaped (updated for the next block). simdjson's `find_odd_backslash_sequences`. Valid
-/// JSON has backslashes only inside strings, where this is exact; elsewhere the decode that
-/// follows rejects the input anyway.
-#[inline(always)]
-fn escaped_bytes(backslash: u64, carry: &mut bool) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    const ODD: u64 = !EVEN;
-    let prev = *carry as u64;
-    let starts = backslash & !(backslash << 1);
-    let even_start_mask = EVEN ^ prev;
-    let even_starts = starts & even_start_mask;
-    let odd_starts = starts & !even_start_mask;
-    let even_carries = backslash.wrapping_add(even_starts);
-    let (odd_carries, overflow) = backslash.overflowing_add(odd_starts);
-    let odd_carries = odd_carries | prev;
-    *carry = overflow;
-    let even_carry_ends = even_carries & !backslash;
-    let odd_carry_ends = odd_carries & !backslash;
-    (even_carry_ends & ODD) | (odd_carry_ends & EVEN)
-}
-
 /// Bit `k` set when byte `k` is a quote / a backslash / a bracket.
 struct Masks64 {
     quote: u64,
@@ -352,9 +330,9 @@ fn masks16_structural(chunk: &[u8; 16]) -> (u32, u32, u32) {
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
+    use super::super::skip::skip;
     use super::*;
     use crate::error::ErrorKind;
-    use crate::vm::json_skip::skip;
 
     /// A test's arena, leaked (tests are short-lived).
     fn leaked_bump() -> &'static Bump {
@@ -494,7 +472,7 @@ mod tests {
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
-                *b = if rng % 3 == 0 { b'a' } else { b'\\' };
+                *b = if rng.is_multiple_of(3) { b'a' } else { b'\\' };
             }
             let mut carry = false;
             let mut walking = false;

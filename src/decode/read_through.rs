@@ -15,15 +15,26 @@
 
 use bumpalo::Bump;
 
-use super::dyncache::Lookup;
 use crate::error::ErrorKind;
 use crate::limits::MAX_READ_THROUGH_DEPTH;
+use crate::program::dyncache::Lookup;
 use crate::program::{Op, OpId, Program};
 use crate::schema::{ObjectType, Type};
 use crate::value::Value;
 
 /// The program and value go-cty gives the wrapper of type `sub` holding `value`, or the
 /// error kind and message. `root` owns the dynamic-type cache.
+/// The program of a dynamic value's type JSON, from the root program's cache (compiled and
+/// cached on first sight, within `max_types`).
+pub(crate) fn dynamic_program<'p>(
+    root: &'p Program,
+    type_json: &[u8],
+    max_types: u32,
+) -> Lookup<'p> {
+    root.dyn_cache
+        .get_or_insert_with(type_json, max_types, crate::compile::compile_type_json)
+}
+
 pub(super) fn read_through<'a>(
     root: &'a Program,
     bump: &'a Bump,
@@ -36,7 +47,7 @@ pub(super) fn read_through<'a>(
         None => return Ok((sub, value)),
     };
     let json = ty.to_json();
-    let program = match root.dyn_cache.get_or_compile(json.as_bytes(), max_types) {
+    let program = match dynamic_program(root, json.as_bytes(), max_types) {
         Lookup::Found(p) => p,
         Lookup::Full => {
             let msg = format!("more than max_dynamic_types ({max_types}) distinct dynamic types");

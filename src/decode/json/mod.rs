@@ -17,19 +17,28 @@
 //! string, bool from `"true"`/`"false"`/`"1"`/`"0"`, string from a number or bool) apply, and
 //! anything that is not JSON (trailing bytes included) is rejected.
 
+mod dynamic;
+mod extent;
+mod items;
+mod number;
+mod scan;
+mod simd;
+mod skip;
+mod string;
+
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 
-use super::common::{
+use crate::decode::common::{
     duplicate_attribute, map_complete, seq_complete, AttrTable, Counters, Pending, Seen,
 };
-use super::json_dynamic::TypeMemo;
-use super::json_extent::Memo;
-use super::json_scan::{bad_separator, ws};
-use super::slots::Slots;
+use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
 use crate::value::Value;
+use dynamic::TypeMemo;
+use extent::Memo;
+use scan::{bad_separator, ws};
 
 /// Arena bytes of a value slot and of a map entry.
 const VALUE: usize = std::mem::size_of::<Value>();
@@ -71,27 +80,27 @@ pub(crate) fn decode<'a>(
 
 /// The state of one decode.
 pub(super) struct Decoder<'a> {
-    pub(super) buf: &'a [u8],
+    buf: &'a [u8],
     /// The read position.
-    pub(super) pos: usize,
-    pub(super) bump: &'a Bump,
+    pos: usize,
+    bump: &'a Bump,
     /// The program of the whole decode (its dynamic-type cache serves every wrapper).
-    pub(super) root: &'a Program,
-    pub(super) options: DecodeOptions,
-    pub(super) c: Counters,
+    root: &'a Program,
+    options: DecodeOptions,
+    c: Counters,
     /// Elements of the open lists and sets, innermost last. (This scratch space lives in the
     /// arena: warm decodes make no heap allocation.)
     seq: BumpVec<'a, Value<'a>>,
     /// Entries of the open maps, innermost last.
     map: BumpVec<'a, (&'a str, Value<'a>)>,
     /// How each open wrapper of a chain of `"dynamic"` wrappers ends, and where it began.
-    pub(super) dyns: BumpVec<'a, (super::json_dynamic::DynEnd, usize)>,
+    dyns: BumpVec<'a, (dynamic::DynEnd, usize)>,
     /// The validating skip's container stack, reused.
-    pub(super) skip_stack: BumpVec<'a, bool>,
+    skip_stack: BumpVec<'a, bool>,
     /// Extents of the containers in skipped dynamic values.
-    pub(super) memo: Memo<'a>,
+    memo: Memo<'a>,
     /// The dynamic types of this decode, before the program's shared cache.
-    pub(super) types: TypeMemo<'a>,
+    types: TypeMemo<'a>,
 }
 
 impl<'a> Decoder<'a> {
@@ -360,7 +369,7 @@ impl<'a> Decoder<'a> {
             return Ok(()); // an unknown key, skipped with its value
         };
         let Some(entry) = table.entries.get(j) else {
-            return Err(super::common::internal(at));
+            return Err(crate::decode::common::internal(at));
         };
         if seen.is_none() && j == out.written() {
             return self

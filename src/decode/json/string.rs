@@ -10,9 +10,9 @@ use std::mem::MaybeUninit;
 
 use bumpalo::Bump;
 
-use super::common::Pending;
-use super::json_simd::{string_end, Level};
+use super::simd::{string_end, Level};
 use crate::bytes::{byte_mask, BLOCK};
+use crate::decode::common::Pending;
 use crate::error::ErrorKind;
 
 /// The string held a backslash escape.

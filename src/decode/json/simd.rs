@@ -10,8 +10,8 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::common::Pending;
-use super::json_string::{control, unterminated, ESCAPED, NON_ASCII};
+use super::string::{control, unterminated, ESCAPED, NON_ASCII};
+use crate::decode::common::Pending;
 
 /// A classifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -342,14 +342,14 @@ mod tests {
                 let mut buf = vec![b'"'; start];
                 buf.extend_from_slice(&s);
                 let open = start.saturating_sub(1);
-                let want = result(super::super::json_string::scan_string_bytewise(
+                let want = result(super::super::string::scan_string_bytewise(
                     &buf, start, open,
                 ));
                 for level in Level::all_available() {
                     let got = result(string_end(level, &buf, start, open));
                     assert_eq!(got, want, "{level:?} {buf:?}");
                 }
-                let fast = result(super::super::json_string::scan_string(&buf, start, open));
+                let fast = result(super::super::string::scan_string(&buf, start, open));
                 assert_eq!(fast, want, "inline steps {buf:?}");
             }
         }

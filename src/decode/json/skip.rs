@@ -2,10 +2,10 @@
 //! every string, number and literal checked as a decode would, without recursion and without
 //! building anything.
 
-use super::common::Pending;
-use super::json_number::number;
-use super::json_scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
-use super::json_string::{check_string_body, scan_string};
+use super::number::number;
+use super::scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
+use super::string::{check_string_body, scan_string};
+use crate::decode::common::Pending;
 use bumpalo::collections::Vec as BumpVec;
 
 /// Skips the whole JSON value at `i` (whitespace allowed before it), validating it, without

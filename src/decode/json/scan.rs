@@ -15,7 +15,7 @@
 //! bytes just read at `i`, cannot wrap: it is written `i.wrapping_add(n)`, which compiles to
 //! the same add and spells out that it cannot panic.
 
-use super::common::Pending;
+use crate::decode::common::Pending;
 use crate::error::ErrorKind;
 
 /// Skips JSON whitespace from `i`; returns the position of the next other byte (or the end).

@@ -1,8 +1,8 @@
 //! JSON numbers: the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, digit
 //! runs eight bytes at a time, and the value of a plain integer that fits `i64`.
 
-use super::common::Pending;
-use super::json_scan::is_word;
+use super::scan::is_word;
+use crate::decode::common::Pending;
 use crate::error::ErrorKind;
 
 /// Reads a number at `at` (its first byte is `-` or a digit) following JSON's grammar

@@ -4,12 +4,12 @@
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
 //! `json_scan` on positions).
 
-use super::common::{AttrTable, Pending};
-use super::json::Decoder;
-use super::json_number::number;
-use super::json_scan::{colon, eof, expected, literal, unexpected, ws};
-use super::json_skip::skip;
-use super::json_string::{scan_string, string_body, ESCAPED};
+use super::number::number;
+use super::scan::{colon, eof, expected, literal, unexpected, ws};
+use super::skip::skip;
+use super::string::{scan_string, string_body, ESCAPED};
+use super::Decoder;
+use crate::decode::common::{AttrTable, Pending};
 use crate::error::ErrorKind;
 use crate::number::{is_valid_decimal, Number};
 use crate::program::{Op, OpId, Program};

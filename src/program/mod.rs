@@ -15,16 +15,14 @@
     clippy::panic
 )]
 
+pub(crate) mod dyncache;
+pub(crate) mod key;
+
 use std::fmt;
 
-use bumpalo::Bump;
-
-use crate::error::{DecodeError, SchemaError};
 use crate::limits::Limits;
-use crate::schema::{Block, SchemaSelector, SchemaSource, Type};
-use crate::value::{Typed, Value};
-use crate::vm::dyncache::DynCache;
-use crate::vm::msgpack;
+use crate::schema::Type;
+use dyncache::DynCache;
 
 /// Index of an op in its [`Program`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,7 +101,7 @@ pub struct Program {
     /// never checks the length of a key that names an attribute.
     pub(crate) longest_attr_name: u32,
     /// Dispatch entries of every object's attributes (objects index it with their span).
-    pub(crate) attrs: Vec<crate::key::AttrEntry>,
+    pub(crate) attrs: Vec<crate::program::key::AttrEntry>,
     pub(crate) tuple_elems: Vec<OpId>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,
@@ -137,42 +135,6 @@ impl Default for DecodeOptions {
 }
 
 impl Program {
-    /// Compiles a type.
-    pub fn new(ty: &Type) -> Program {
-        crate::compile::compile(ty, None)
-    }
-
-    /// Compiles a schema block (its implied type, with the blocks' item limits).
-    pub fn from_block(block: &Block) -> Program {
-        crate::compile::compile_owned(block.implied_type(), Some(block))
-    }
-
-    /// Compiles compact type JSON such as `["list","string"]`.
-    pub fn from_type_json(text: &str) -> Result<Program, SchemaError> {
-        Ok(Program::new(&Type::from_json(text)?))
-    }
-
-    /// Compiles any schema form that needs no selector: a bare block, a
-    /// `{"version":n,"block":{…}}` object or a `{"type": T}` wrapper.
-    pub fn from_schema_json(text: &str) -> Result<Program, SchemaError> {
-        Program::from_schema_json_with(text, &SchemaSelector::default())
-    }
-
-    /// Compiles one schema of any schema form, a providers-schema document included.
-    pub fn from_schema_json_with(text: &str, sel: &SchemaSelector) -> Result<Program, SchemaError> {
-        let source = SchemaSource::parse(text)?;
-        Program::from_source(&source, sel)
-    }
-
-    /// Compiles the schema `sel` picks out of a parsed source.
-    pub fn from_source(
-        source: &SchemaSource,
-        sel: &SchemaSelector,
-    ) -> Result<Program, SchemaError> {
-        let ty = source.select(sel)?;
-        Ok(crate::compile::compile_owned(ty, source.select_block(sel)?))
-    }
-
     /// The type this program decodes.
     pub fn root_type(&self) -> &Type {
         &self.root_type
@@ -191,116 +153,6 @@ impl Program {
     /// Always false: a program has at least its root op.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
-    }
-
-    /// Decodes one MessagePack value (the whole input) with default options.
-    pub fn decode_msgpack<'a>(
-        &'a self,
-        input: &'a [u8],
-        bump: &'a Bump,
-    ) -> Result<Value<'a>, DecodeError> {
-        msgpack::decode(self, input, bump, &DecodeOptions::default())
-    }
-
-    /// Decodes one MessagePack value (the whole input) with options.
-    pub fn decode_msgpack_with<'a>(
-        &'a self,
-        input: &'a [u8],
-        bump: &'a Bump,
-        options: &DecodeOptions,
-    ) -> Result<Value<'a>, DecodeError> {
-        msgpack::decode(self, input, bump, options)
-    }
-
-    /// Decodes one JSON value (the whole input; whitespace around it is allowed) with default
-    /// options.
-    ///
-    /// go-cty's JSON rules apply: a missing object attribute reads as null, an unknown one is
-    /// an error; a number may arrive as a JSON string (`"5"`), a bool as `"true"`/`"false"`/
-    /// `"1"`/`"0"`, a string as a JSON number (its literal text) or bool; a dynamic value is
-    /// `{"type": T, "value": V}` in either key order. Duplicate object keys and trailing
-    /// bytes are errors. Strings without escapes borrow from `input`; numbers keep their
-    /// exact text.
-    ///
-    /// ```
-    /// use bumpalo::Bump;
-    /// use tfwire::Program;
-    ///
-    /// let program = Program::from_type_json(r#"["object",{"id":"string","port":"number","tags":["map","string"]}]"#).unwrap();
-    /// let bump = Bump::new();
-    /// let value = program.decode_json(br#"{"id": "i-1", "port": "443"}"#, &bump).unwrap();
-    /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("i-1"));
-    /// assert_eq!(value.attr(&program, "port").unwrap().as_i64(), Some(443));
-    /// assert!(value.attr(&program, "tags").unwrap().is_null());
-    /// ```
-    pub fn decode_json<'a>(
-        &'a self,
-        input: &'a [u8],
-        bump: &'a Bump,
-    ) -> Result<Value<'a>, DecodeError> {
-        crate::vm::json::decode(self, input, bump, &DecodeOptions::default())
-    }
-
-    /// Decodes one JSON value (the whole input) with options. `missing_attributes_null` has
-    /// no effect: JSON objects always read missing attributes as null.
-    ///
-    /// ```
-    /// use bumpalo::Bump;
-    /// use tfwire::{DecodeOptions, ErrorKind, Program};
-    ///
-    /// let program = Program::from_type_json(r#"["object",{"id":"string"}]"#).unwrap();
-    /// let bump = Bump::new();
-    /// let input = br#"{"id": "i-1", "legacy": [1, 2]}"#;
-    /// let err = program.decode_json(input, &bump).unwrap_err();
-    /// assert_eq!(err.kind(), ErrorKind::UnknownAttribute);
-    /// let options = DecodeOptions { skip_unknown_attributes: true, ..Default::default() };
-    /// let value = program.decode_json_with(input, &bump, &options).unwrap();
-    /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("i-1"));
-    /// ```
-    pub fn decode_json_with<'a>(
-        &'a self,
-        input: &'a [u8],
-        bump: &'a Bump,
-        options: &DecodeOptions,
-    ) -> Result<Value<'a>, DecodeError> {
-        crate::vm::json::decode(self, input, bump, options)
-    }
-
-    /// Decodes a protobuf `DynamicValue` from its two fields, as Terraform core does: the
-    /// `msgpack` field when it is non-empty, else the `json` field; both empty read as null.
-    ///
-    /// ```
-    /// use bumpalo::Bump;
-    /// use tfwire::{DecodeOptions, Program};
-    ///
-    /// let program = Program::from_type_json(r#""string""#).unwrap();
-    /// let bump = Bump::new();
-    /// let opts = DecodeOptions::default();
-    /// let from_mp = program.decode_dynamic_value(&[0xa1, b'x'], br#""ignored""#, &bump, &opts).unwrap();
-    /// assert_eq!(from_mp.as_str(), Some("x"));
-    /// let from_json = program.decode_dynamic_value(&[], br#""y""#, &bump, &opts).unwrap();
-    /// assert_eq!(from_json.as_str(), Some("y"));
-    /// assert!(program.decode_dynamic_value(&[], &[], &bump, &opts).unwrap().is_null());
-    /// ```
-    pub fn decode_dynamic_value<'a>(
-        &'a self,
-        msgpack: &'a [u8],
-        json: &'a [u8],
-        bump: &'a Bump,
-        options: &DecodeOptions,
-    ) -> Result<Value<'a>, DecodeError> {
-        if !msgpack.is_empty() {
-            self.decode_msgpack_with(msgpack, bump, options)
-        } else if !json.is_empty() {
-            self.decode_json_with(json, bump, options)
-        } else {
-            Ok(Value::Null)
-        }
-    }
-
-    /// Bundles a value this program decoded with the program, for navigation by name.
-    pub fn typed<'a>(&'a self, value: Value<'a>) -> Typed<'a> {
-        Typed::new(self, value)
     }
 
     /// The instruction `id`. Ids come from this program's compiler, so they are in range; an

@@ -3,12 +3,13 @@
 //! decoded under it. With the value first (go-cty's order), the value is skipped to find the
 //! type, then read again. A chain of wrappers of type `"dynamic"` is followed in a loop.
 
-use super::common::Pending;
-use super::dyncache::Lookup;
-use super::json::Decoder;
-use super::json_extent::skip_fast;
-use super::json_scan::{bad_separator, colon, eof, expected, ws};
+use super::extent::skip_fast;
+use super::scan::{bad_separator, colon, eof, expected, ws};
+use super::Decoder;
+use crate::decode::common::Pending;
+use crate::decode::read_through::dynamic_program;
 use crate::error::ErrorKind;
+use crate::program::dyncache::Lookup;
 use crate::program::{Op, Program};
 use crate::schema::Type;
 use crate::value::Value;
@@ -210,7 +211,7 @@ impl<'a> Decoder<'a> {
         }
         let root: &'a Program = self.root;
         let max_types = self.options.limits.max_dynamic_types;
-        match root.dyn_cache.get_or_compile(type_json, max_types) {
+        match dynamic_program(root, type_json, max_types) {
             Lookup::Found(p) => {
                 self.types.insert(type_json, p);
                 Ok(p)

@@ -5,7 +5,7 @@
 //! next; checking it is one 32-byte compare against the key's MessagePack encoding (header and
 //! name) instead of reading the key's header, slicing it and comparing names.
 
-use crate::bytes::{eq_mask, BLOCK as WIDE};
+use crate::bytes::{eq_mask, first, BLOCK as WIDE};
 use crate::program::{Op, OpId};
 
 /// The dispatch entry of one object attribute (upb-style): its op and instruction, and its
@@ -107,15 +107,16 @@ impl AttrEntry {
 fn padded(key: &[u8]) -> ([u8; WIDE], u32) {
     let n = key.len().min(WIDE);
     let mut wide = [0u8; WIDE];
-    wide[..n].copy_from_slice(&key[..n]);
-    let mask = if n == WIDE { u32::MAX } else { (1u32 << n) - 1 };
-    (wide, mask)
+    for (w, &k) in wide.iter_mut().zip(key) {
+        *w = k;
+    }
+    (wide, first(n))
 }
 
 /// The shortest MessagePack str encoding of `name` (header and bytes), as go-cty writes keys.
 fn msgpack_key(name: &str) -> Box<[u8]> {
     let n = name.len();
-    let mut out = Vec::with_capacity(n + 5);
+    let mut out = Vec::with_capacity(n.saturating_add(5));
     if n < 32 {
         out.push(0xa0 | n as u8);
     } else if n <= 0xff {

@@ -1,5 +1,6 @@
 //! The dynamic-type cache: type JSON bytes → compiled [`Program`], shared by every decode
-//! that runs over one root program (thread-safe, append-only).
+//! that runs over one root program (thread-safe, append-only). It lives beside the program's
+//! data; the decoders hand it the compiler (`compile::compile_type_json`) on a miss.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
@@ -8,7 +9,6 @@ use elsa::sync::FrozenMap;
 use rustc_hash::FxHasher;
 
 use crate::program::Program;
-use crate::schema::Type;
 
 /// Append-only map from the exact type-JSON bytes to the program compiled from them.
 /// Entries live as long as the root program, so decoded values may borrow them.
@@ -27,7 +27,14 @@ pub(crate) enum Lookup<'p> {
 }
 
 impl DynCache {
-    pub fn get_or_compile(&self, type_json: &[u8], max_entries: u32) -> Lookup<'_> {
+    /// The program of `type_json`, made by `make` (and kept) on first sight, unless the
+    /// cache already holds `max_entries` programs.
+    pub fn get_or_insert_with(
+        &self,
+        type_json: &[u8],
+        max_entries: u32,
+        make: impl FnOnce(&[u8]) -> Result<Program, String>,
+    ) -> Lookup<'_> {
         if let Some(p) = self.map.get(TypeJson::new(type_json)) {
             return Lookup::Found(p);
         }
@@ -40,14 +47,13 @@ impl DynCache {
         if self.map.len() >= max_entries as usize {
             return Lookup::Full;
         }
-        // A value's type never has optional attributes (go-cty keeps the markers only on
-        // type constraints), so the wrapper's type is taken without them.
-        let ty = match Type::from_json_bytes(type_json) {
-            Ok(t) => t.without_optional_deep(),
-            Err(e) => return Lookup::Invalid(e.message().to_string()),
-        };
-        let program = Box::new(crate::compile::compile(&ty, None));
-        Lookup::Found(self.map.insert(TypeJson::boxed(type_json), program))
+        match make(type_json) {
+            Ok(program) => Lookup::Found(
+                self.map
+                    .insert(TypeJson::boxed(type_json), Box::new(program)),
+            ),
+            Err(msg) => Lookup::Invalid(msg),
+        }
     }
 }
 

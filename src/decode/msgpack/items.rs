@@ -1,14 +1,15 @@
 //! The MessagePack executor's item readers: the dispatch on an op with scalars inline,
 //! container headers, keys, unknowns and dynamic wrappers.
 
-use super::common::Pending;
-use super::dyncache::Lookup;
-use super::mp_reader::{is_ext, is_str_or_bin, marker_name};
-use super::msgpack::Decoder;
+use super::reader::{is_ext, is_str_or_bin, marker_name};
 use super::refine::{self, Target};
+use super::Decoder;
 use crate::bytes::{first, is_ascii, is_plain_decimal, non_ascii_mask, BLOCK};
+use crate::decode::common::Pending;
+use crate::decode::read_through::dynamic_program;
 use crate::error::ErrorKind;
 use crate::number::{is_valid_decimal, Number};
+use crate::program::dyncache::Lookup;
 use crate::program::{Op, OpId, Program};
 use crate::schema::Type;
 use crate::value::Value;
@@ -369,7 +370,7 @@ impl<'a> Decoder<'a> {
         let type_json = self.take(tlen, type_at)?;
         let root: &'a Program = self.root;
         let max_types = self.options.limits.max_dynamic_types;
-        let sub = match root.dyn_cache.get_or_compile(type_json, max_types) {
+        let sub = match dynamic_program(root, type_json, max_types) {
             Lookup::Found(p) => p,
             Lookup::Full => {
                 let msg =

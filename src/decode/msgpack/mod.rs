@@ -10,18 +10,22 @@
 //! binary search and a bitmap of the attributes seen. An error is returned up the calls, and
 //! each container it passes adds its step to the value path (cold code).
 
+mod items;
+pub(crate) mod reader;
+mod refine;
+
 use bumpalo::Bump;
 
-use super::common::{
+use crate::decode::common::{
     duplicate_attribute, internal, map_complete, missing_attribute, seq_complete, AttrTable,
     Counters, Pending, Seen,
 };
-use super::mp_items::{eof, reserved_or, utf8};
-use super::mp_reader::{is_str_or_bin, marker_name, Reader, SkipError};
-use super::slots::Slots;
+use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
 use crate::value::Value;
+use items::{eof, reserved_or, utf8};
+use reader::{is_str_or_bin, marker_name, Reader, SkipError};
 
 /// Arena bytes of a value slot and of a map entry.
 pub(super) const VALUE: usize = std::mem::size_of::<Value>();
@@ -48,17 +52,17 @@ pub(crate) fn decode<'a>(
 
 /// The state of one decode: the cursor and what the limits count.
 pub(super) struct Decoder<'a> {
-    pub(super) r: Reader<'a>,
-    pub(super) bump: &'a Bump,
+    r: Reader<'a>,
+    bump: &'a Bump,
     /// The program of the whole decode (its dynamic-type cache serves every wrapper).
-    pub(super) root: &'a Program,
-    pub(super) options: DecodeOptions,
-    pub(super) c: Counters,
+    root: &'a Program,
+    options: DecodeOptions,
+    c: Counters,
     /// Unknown values decoded so far: a LIST/SET block holds an unknown (and skips the
     /// item-count check) when the count moved while it was decoded.
-    pub(super) unknowns: u64,
+    unknowns: u64,
     /// Longest fixstr the inline string path takes: `min(31, max_string_len)`.
-    pub(super) fixstr_max: usize,
+    fixstr_max: usize,
 }
 
 impl<'a> Decoder<'a> {

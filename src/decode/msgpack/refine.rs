@@ -6,7 +6,7 @@
 
 use bumpalo::Bump;
 
-use super::mp_reader::{is_str_or_bin, marker_name, Reader, SkipError};
+use super::reader::{is_str_or_bin, marker_name, Reader, SkipError};
 use crate::number::{is_valid_decimal, Number};
 use crate::value::Refinements;
 

@@ -1,0 +1,137 @@
+//! Executors over a [`Program`](crate::Program): one forward pass, values built in a bumpalo
+//! arena. Both executors recurse once per container under the depth cap
+//! ([`MAX_DEPTH`](crate::limits::MAX_DEPTH)) and build an error's value path as the error
+//! unwinds (`common.rs`, with everything else they share).
+//!
+//! Every decode module is held to the panic-freedom lints below (CI runs clippy with
+//! `-D warnings`): an index or an arithmetic operation on input-derived values must not be
+//! able to panic. The few indexes kept in hot paths are allowed one by one, each with an
+//! `// In bounds:` comment that says why it cannot fail.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use bumpalo::Bump;
+
+use crate::error::DecodeError;
+use crate::program::{DecodeOptions, Program};
+use crate::value::Value;
+
+mod common;
+pub(crate) mod json;
+pub(crate) mod msgpack;
+mod path;
+mod read_through;
+mod slots;
+
+/// The decoding entry points of [`Program`] (the facade over the executors).
+impl Program {
+    /// Decodes one MessagePack value (the whole input) with default options.
+    pub fn decode_msgpack<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+    ) -> Result<Value<'a>, DecodeError> {
+        msgpack::decode(self, input, bump, &DecodeOptions::default())
+    }
+
+    /// Decodes one MessagePack value (the whole input) with options.
+    pub fn decode_msgpack_with<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+        options: &DecodeOptions,
+    ) -> Result<Value<'a>, DecodeError> {
+        msgpack::decode(self, input, bump, options)
+    }
+
+    /// Decodes one JSON value (the whole input; whitespace around it is allowed) with default
+    /// options.
+    ///
+    /// go-cty's JSON rules apply: a missing object attribute reads as null, an unknown one is
+    /// an error; a number may arrive as a JSON string (`"5"`), a bool as `"true"`/`"false"`/
+    /// `"1"`/`"0"`, a string as a JSON number (its literal text) or bool; a dynamic value is
+    /// `{"type": T, "value": V}` in either key order. Duplicate object keys and trailing
+    /// bytes are errors. Strings without escapes borrow from `input`; numbers keep their
+    /// exact text.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::Program;
+    ///
+    /// let program = Program::from_type_json(r#"["object",{"id":"string","port":"number","tags":["map","string"]}]"#).unwrap();
+    /// let bump = Bump::new();
+    /// let value = program.decode_json(br#"{"id": "i-1", "port": "443"}"#, &bump).unwrap();
+    /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("i-1"));
+    /// assert_eq!(value.attr(&program, "port").unwrap().as_i64(), Some(443));
+    /// assert!(value.attr(&program, "tags").unwrap().is_null());
+    /// ```
+    pub fn decode_json<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+    ) -> Result<Value<'a>, DecodeError> {
+        json::decode(self, input, bump, &DecodeOptions::default())
+    }
+
+    /// Decodes one JSON value (the whole input) with options. `missing_attributes_null` has
+    /// no effect: JSON objects always read missing attributes as null.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::{DecodeOptions, ErrorKind, Program};
+    ///
+    /// let program = Program::from_type_json(r#"["object",{"id":"string"}]"#).unwrap();
+    /// let bump = Bump::new();
+    /// let input = br#"{"id": "i-1", "legacy": [1, 2]}"#;
+    /// let err = program.decode_json(input, &bump).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::UnknownAttribute);
+    /// let options = DecodeOptions { skip_unknown_attributes: true, ..Default::default() };
+    /// let value = program.decode_json_with(input, &bump, &options).unwrap();
+    /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("i-1"));
+    /// ```
+    pub fn decode_json_with<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+        options: &DecodeOptions,
+    ) -> Result<Value<'a>, DecodeError> {
+        json::decode(self, input, bump, options)
+    }
+
+    /// Decodes a protobuf `DynamicValue` from its two fields, as Terraform core does: the
+    /// `msgpack` field when it is non-empty, else the `json` field; both empty read as null.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::{DecodeOptions, Program};
+    ///
+    /// let program = Program::from_type_json(r#""string""#).unwrap();
+    /// let bump = Bump::new();
+    /// let opts = DecodeOptions::default();
+    /// let from_mp = program.decode_dynamic_value(&[0xa1, b'x'], br#""ignored""#, &bump, &opts).unwrap();
+    /// assert_eq!(from_mp.as_str(), Some("x"));
+    /// let from_json = program.decode_dynamic_value(&[], br#""y""#, &bump, &opts).unwrap();
+    /// assert_eq!(from_json.as_str(), Some("y"));
+    /// assert!(program.decode_dynamic_value(&[], &[], &bump, &opts).unwrap().is_null());
+    /// ```
+    pub fn decode_dynamic_value<'a>(
+        &'a self,
+        msgpack: &'a [u8],
+        json: &'a [u8],
+        bump: &'a Bump,
+        options: &DecodeOptions,
+    ) -> Result<Value<'a>, DecodeError> {
+        if !msgpack.is_empty() {
+            self.decode_msgpack_with(msgpack, bump, options)
+        } else if !json.is_empty() {
+            self.decode_json_with(json, bump, options)
+        } else {
+            Ok(Value::Null)
+        }
+    }
+}
