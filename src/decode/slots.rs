@@ -26,6 +26,9 @@ impl<'a, T: Copy> Slots<'a, T> {
     /// the layout cannot overflow; the caller has charged the bytes against the decode's budget.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn new(bump: &'a Bump, len: u32) -> Slots<'a, T> {
+        if len == 0 {
+            return Slots::empty();
+        }
         let len = len as usize;
         let ptr = match Layout::array::<T>(len) {
             Ok(layout) => bump.alloc_layout(layout).cast::<T>(),

@@ -195,6 +195,9 @@ impl<'a> Decoder<'a> {
     /// moved into the arena. (Out of line in debug builds: a small recursion frame.)
     #[cfg_attr(debug_assertions, inline(never))]
     fn seal_seq(&mut self, start: usize, n: u32, at: usize) -> Result<&'a [Value<'a>], Pending> {
+        if n == 0 {
+            return Ok(&[]);
+        }
         self.c.charge(n, VALUE, at)?;
         let out = self
             .bump
@@ -212,6 +215,9 @@ impl<'a> Decoder<'a> {
         n: u32,
         at: usize,
     ) -> Result<&'a [(&'a str, Value<'a>)], Pending> {
+        if n == 0 {
+            return Ok(&[]);
+        }
         self.c.charge(n, ENTRY, at)?;
         let out = self
             .bump
