@@ -28,13 +28,18 @@ impl<'a> Decoder<'a> {
         op: OpId,
         put: impl FnOnce(&mut Self, Value<'a>),
     ) -> Result<(), Pending> {
-        let at = match self.buf.get(self.pos) {
-            Some(b' ' | b'\n' | b'\r' | b'\t') => ws(self.buf, self.pos),
-            _ => self.pos,
-        };
-        let Some(&c) = self.buf.get(at) else {
+        // go-cty's compact form: the value right at `pos`.
+        let mut at = self.pos;
+        let Some(mut c) = self.buf.get(at).copied() else {
             return Err(eof(at));
         };
+        if c <= b' ' {
+            at = ws(self.buf, at);
+            c = match self.buf.get(at) {
+                Some(&c) => c,
+                None => return Err(eof(at)),
+            };
+        }
         match code {
             Op::String if c == b'"' => self.string_item(at, put),
             Op::Number if c == b'-' || c.is_ascii_digit() => self.number_item(at, put),

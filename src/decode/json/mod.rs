@@ -123,16 +123,18 @@ impl<'a> Decoder<'a> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn next(&mut self, close: u8) -> Result<bool, Pending> {
         // go-cty's compact form: the separator right after the value.
-        let at = match self.buf.get(self.pos) {
-            Some(b' ' | b'\n' | b'\r' | b'\t') => ws(self.buf, self.pos),
-            _ => self.pos,
-        };
-        match self.buf.get(at) {
+        let mut at = self.pos;
+        let mut c = self.buf.get(at).copied();
+        if c.is_some_and(|c| c <= b' ') {
+            at = ws(self.buf, at);
+            c = self.buf.get(at).copied();
+        }
+        match c {
             Some(b',') => {
                 self.pos = at.wrapping_add(1);
                 Ok(true)
             }
-            Some(&c) if c == close => {
+            Some(c) if c == close => {
                 self.pos = at.wrapping_add(1);
                 Ok(false)
             }
@@ -318,6 +320,8 @@ impl<'a> Decoder<'a> {
         // Keys in order: key `i` of the input is attribute `i`, in slot `i`. After the first
         // key out of order, every slot is filled with null and a bitmap marks those set.
         let mut seen: Option<Seen<'a>> = None;
+        // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
+        let fast_keys = !self.c.check_key_lengths;
         let mut keys = 0u32;
         if self.first(b'}') {
             loop {
@@ -330,8 +334,8 @@ impl<'a> Decoder<'a> {
                 match table.entries.get(i) {
                     // The expected key, quoted, with its colon.
                     Some(entry)
-                        if seen.is_none()
-                            && !self.c.check_key_lengths
+                        if fast_keys
+                            && seen.is_none()
                             && entry.matches_json(self.buf, self.pos) =>
                     {
                         // The key's bytes are at `pos`: `pos + len <= buf.len()`.

@@ -112,9 +112,9 @@ macro_rules! scan_blocks {
         let mut i = $i;
         let mut flags = 0u8;
         let mut carry = false;
+        // The last, partial block is padded with a byte that is none of the four.
+        let mut padded = [b'a'; 64];
         loop {
-            // The last, partial block is padded with a byte that is none of the four.
-            let mut padded = [b'a'; 64];
             let rest = $buf.get(i..).unwrap_or_default();
             let (block, last) = match rest.first_chunk::<64>() {
                 Some(block) => (block, false),
