@@ -2,6 +2,7 @@
 //! runs eight bytes at a time, and the value of a plain integer that fits `i64`.
 
 use super::scan::is_word;
+use crate::bytes::{digit_dot_masks, BLOCK};
 use crate::decode::common::Pending;
 use crate::error::ErrorKind;
 
@@ -62,6 +63,15 @@ pub(super) fn number(buf: &[u8], at: usize) -> Result<(usize, Option<i64>), Pend
 /// The end of the run of digits from `i`, eight bytes at a time.
 #[inline(always)]
 fn skip_digits(buf: &[u8], mut i: usize) -> usize {
+    // Runs shorter than 32 digits (nearly all): one 32-byte digit mask.
+    if let Some(block) = buf.get(i..).and_then(|s| s.first_chunk::<BLOCK>()) {
+        let (digits, _) = digit_dot_masks(block);
+        let run = (!digits).trailing_zeros();
+        if run < BLOCK as u32 {
+            return i.wrapping_add(run as usize);
+        }
+        i = i.wrapping_add(BLOCK);
+    }
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = buf.get(i..).and_then(|s| s.first_chunk::<8>()) {
         let x = u64::from_le_bytes(*chunk);
