@@ -49,9 +49,9 @@
 //!
 //! # How it works
 //! [`schema`] holds the schema model and the implied-type rule; the compiler turns a [`Type`]
-//! into a [`Program`] of flat ops addressed by [`OpId`]s; the executor walks the input with an
-//! explicit stack (hostile nesting cannot overflow the thread stack) and renders an error's
-//! path from that stack only when an error happens.
+//! into a [`Program`] of flat ops addressed by [`OpId`]s; an executor per format walks the input
+//! in one pass, recursing once per container under a hard cap ([`MAX_DEPTH`]: hostile nesting
+//! cannot overflow the thread stack), and builds an error's path only when an error unwinds.
 //!
 //! # Semantics
 //! What go-cty accepts decodes to what go-cty decodes, except where go-cty panics or returns a

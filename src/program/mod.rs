@@ -6,7 +6,7 @@
 //! key bytes the VM compares against. Identical sub-types share one op.
 
 // The executors call into this module on every value: nothing here may panic on a program
-// or an id (see `src/vm/mod.rs`).
+// or an id (see `src/decode/mod.rs`).
 #![deny(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
