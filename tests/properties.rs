@@ -7,13 +7,15 @@
 //! - every single-byte corruption (of MessagePack and of JSON) fails or decodes to a value
 //!   that conforms to the type (`reference::conforms`), and the VM and the reference
 //!   decoder agree on it (the same tree, or the same error kind);
-//! - the same under lowered limits and the drift options.
+//! - the same under lowered limits and the drift options, and (MessagePack) under the
+//!   low-limits profile of `msgpack_differential` (small `max_depth`, `max_values`,
+//!   `max_arena_bytes`).
 
 #[path = "reference/mod.rs"]
 mod reference;
 
 use bumpalo::Bump;
-use reference::check::{differential, opts_from, roundtrip_value, Format};
+use reference::check::{differential, low_opts, opts_from, roundtrip_value, Format};
 use reference::gen::{gen_type, gen_value, Rng, Shape, Source};
 use reference::{encode, has_unknown, Opts, RV};
 use tfwire::{ErrorKind, Program, Type};
@@ -159,6 +161,21 @@ fn corruptions_under_lowered_limits_and_drift_options() {
             differential(&p, Format::Json, &text, &o);
             corruptions(&mut s, &p, Format::Json, &text, &o);
         }
+    }
+}
+
+#[test]
+fn msgpack_corruptions_under_low_value_and_arena_budgets() {
+    // The low-limits profile of `msgpack_differential`: small `max_depth`, `max_values` and
+    // `max_arena_bytes`, which the MessagePack reference charges as the VM does.
+    let mut s = Rng::new(7);
+    for i in 0..300u32 {
+        let o = low_opts(i as u8 & 0x1f, (i.wrapping_mul(37) >> 2) as u8);
+        let (t, v) = case(&mut s, &Shape::default());
+        let p = Program::new(&t);
+        let bytes = encode::msgpack(&mut s, &t, &v);
+        differential(&p, Format::Msgpack, &bytes, &o);
+        corruptions(&mut s, &p, Format::Msgpack, &bytes, &o);
     }
 }
 

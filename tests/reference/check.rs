@@ -4,6 +4,8 @@
 //!
 //! Input layouts:
 //! - `*_differential`: `[options][type length: u16 BE][type bytes (gen::gen_type)][input]`;
+//!   for `msgpack_differential` with bit 7 of the options byte set (the low-limits profile,
+//!   [`low_opts`]), `[options][limits][type length: u16 BE][type bytes][input]`;
 //! - `*_schema`: `[options][type length: u8][type JSON, or a schema document if it starts
 //!   with '{'][input]`;
 //! - `*_fixed`: `[options][input]`, against a real schema the target embeds;
@@ -12,7 +14,8 @@
 //!
 //! The options byte: bit 0 `skip_unknown_attributes`, bit 1 `missing_attributes_null`,
 //! bits 2–4 a limits profile (see [`opts_from`]), bit 5 `check_item_counts` (schema targets,
-//! which then skip the reference).
+//! which then skip the reference), bit 7 the low-limits profile (`msgpack_differential`
+//! only, see [`low_opts`]).
 
 use bumpalo::Bump;
 use tfwire::schema::{SchemaSelector, SchemaSource};
@@ -26,6 +29,18 @@ use super::{conforms, encode, expected, from_vm, has_unknown, json, mp, same_val
 pub enum Format {
     Msgpack,
     Json,
+}
+
+/// The low-limits profile (`msgpack_differential` when bit 7 of the options byte is set):
+/// the options (bits 0–4) of `b`, with `max_depth` (1–16), `max_values` and
+/// `max_arena_bytes` (small, or the defaults) from the limits byte `l`. The MessagePack
+/// reference models both budgets as the VM charges them; the JSON reference does not.
+pub fn low_opts(b: u8, l: u8) -> Opts {
+    let mut o = opts_from(b & 0x1f);
+    o.limits.max_depth = 1 + (l & 15) as u32;
+    o.limits.max_values = [3, 8, 24, u64::MAX][(l >> 4 & 3) as usize];
+    o.limits.max_arena_bytes = [48, 160, 600, Limits::DEFAULT.max_arena_bytes][(l >> 6) as usize];
+    o
 }
 
 /// The options an options byte selects.
@@ -128,8 +143,13 @@ pub fn differential(p: &Program, f: Format, input: &[u8], o: &Opts) {
     let vm = vm_decode(p, f, input, &o.decode_options());
     let rf = ref_decode(p.root_type(), f, input, o);
     if vm != rf {
-        let mut replay = typed_input(p.root_type(), input);
-        replay[0] = opts_byte(o).unwrap_or(0);
+        let typed = typed_input(p.root_type(), input);
+        let mut replay = match (opts_byte(o), low_opts_bytes(o)) {
+            (Some(b), _) => vec![b],
+            (None, Some((b, l))) if f == Format::Msgpack => vec![b, l],
+            _ => vec![0],
+        };
+        replay.extend_from_slice(&typed[1..]);
         eprintln!("REPLAY {f:?}_differential {}", hex(&replay));
         panic!(
             "{f:?} VM and reference disagree\n type {}\n options {o:?}\n input {:02x?}\n text {:?}\n VM  {vm:?}\n ref {rf:?}\n VM error {}",
@@ -154,10 +174,33 @@ fn opts_byte(o: &Opts) -> Option<u8> {
     })
 }
 
+/// The options and limits bytes of the low-limits profile for `o`, if they select it.
+fn low_opts_bytes(o: &Opts) -> Option<(u8, u8)> {
+    (0..32u8).find_map(|b| {
+        (0..=255u8)
+            .find(|&l| {
+                let x = low_opts(b, l);
+                x.skip_unknown == o.skip_unknown
+                    && x.missing_null == o.missing_null
+                    && x.limits == o.limits
+            })
+            .map(|l| (b | 0x80, l))
+    })
+}
+
 /// `*_differential`: a generated type, an arbitrary input.
 pub fn typed_differential(f: Format, data: &[u8]) {
     let Some((&ob, rest)) = data.split_first() else {
         return;
+    };
+    let (o, rest) = match (f, ob & 0x80 != 0) {
+        (Format::Msgpack, true) => {
+            let Some((&l, rest)) = rest.split_first() else {
+                return;
+            };
+            (low_opts(ob, l), rest)
+        }
+        _ => (opts_from(ob), rest),
     };
     let n = rest
         .iter()
@@ -167,7 +210,7 @@ pub fn typed_differential(f: Format, data: &[u8]) {
     let (tb, input) = rest.split_at(n.min(rest.len()));
     let t = gen::gen_type(&mut Bytes::new(tb), 6);
     let p = Program::new(&t);
-    differential(&p, f, input, &opts_from(ob));
+    differential(&p, f, input, &o);
 }
 
 /// The bytes of a `*_differential` input for type `t` and `input` (for seeds).

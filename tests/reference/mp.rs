@@ -8,7 +8,8 @@
 //! str/bin, repeated keys are errors; a tuple's length must match; a dynamic value is
 //! `[type JSON, value]` and a null or unknown inside loses its type; the elements of a
 //! list/set/map of dynamic must share one type; bytes after the value are an error;
-//! nesting beyond `max_depth` containers is a limit.
+//! nesting beyond `max_depth` containers is a limit; so is a container that takes the
+//! decode's values or container arena bytes past `max_values` or `max_arena_bytes`.
 
 use std::collections::HashSet;
 
@@ -22,12 +23,20 @@ use refine::refinements;
 
 type R<T> = Result<T, ErrorKind>;
 
+/// Arena bytes of a value slot (`size_of::<Value>()`) and of a map entry (`(&str, Value)`),
+/// as `Limits::max_arena_bytes` documents them.
+const VALUE: u64 = 24;
+const ENTRY: u64 = 40;
+
 struct D<'a> {
     buf: &'a [u8],
     pos: usize,
     opts: Opts,
     /// Valid dynamic type JSONs seen (the VM's cache of one fresh program).
     types: HashSet<Vec<u8>>,
+    /// Values and container arena bytes charged so far (`max_values`, `max_arena_bytes`).
+    values: u64,
+    arena_bytes: u64,
 }
 
 /// Decodes `input` (exactly one value) under `ty`.
@@ -37,6 +46,8 @@ pub fn decode(ty: &Type, input: &[u8], opts: &Opts) -> R<RV> {
         pos: 0,
         opts: *opts,
         types: HashSet::new(),
+        values: 0,
+        arena_bytes: 0,
     };
     let v = d.value(ty, 0)?;
     if d.pos < input.len() {
@@ -100,6 +111,21 @@ impl D<'_> {
         Ok(())
     }
 
+    /// A container of `n` values of `size` arena bytes each: charged against `max_values`
+    /// and `max_arena_bytes` for the whole decode (lists, sets, tuples: an element each, maps:
+    /// an entry each, objects: every attribute of the type, whatever the input holds). The VM
+    /// charges before it allocates: after the header's claim (and a tuple's length), before
+    /// the depth check.
+    fn charge(&mut self, n: u64, size: u64) -> R<()> {
+        self.values = self.values.saturating_add(n);
+        self.arena_bytes = self.arena_bytes.saturating_add(n.saturating_mul(size));
+        let l = &self.opts.limits;
+        if self.values > l.max_values || self.arena_bytes > l.max_arena_bytes {
+            return Err(ErrorKind::Limit);
+        }
+        Ok(())
+    }
+
     fn value(&mut self, ty: &Type, level: u32) -> R<RV> {
         let m = self.peek()?;
         if m == 0xc0 {
@@ -128,6 +154,7 @@ impl D<'_> {
             Type::Number => self.number().map(RV::Num),
             Type::List(t) | Type::Set(t) => {
                 let n = self.array_header(ErrorKind::TypeMismatch)?;
+                self.charge(n, VALUE)?; // the claim, then the charge, then the depth
                 self.enter(level + 1)?;
                 let mut out = Vec::new();
                 for _ in 0..n {
@@ -145,6 +172,7 @@ impl D<'_> {
                 if n != ts.len() as u64 {
                     return Err(ErrorKind::WrongLength);
                 }
+                self.charge(n, VALUE)?; // the length, then the charge, then the depth
                 self.enter(level + 1)?;
                 let mut out = Vec::new();
                 for t in ts {
@@ -154,6 +182,7 @@ impl D<'_> {
             }
             Type::Map(t) => {
                 let n = self.map_header(ErrorKind::TypeMismatch)?;
+                self.charge(n, ENTRY)?; // the claim, then the charge, then the depth
                 self.enter(level + 1)?;
                 let mut out = Vec::new();
                 for _ in 0..n {
@@ -165,6 +194,8 @@ impl D<'_> {
             }
             Type::Object(o) => {
                 let n = self.map_header(ErrorKind::TypeMismatch)?;
+                // Every attribute of the type, whatever the input holds.
+                self.charge(o.attrs().len() as u64, VALUE)?;
                 self.enter(level + 1)?;
                 let mut slots: Vec<Option<RV>> = vec![None; o.attrs().len()];
                 for _ in 0..n {

@@ -4,7 +4,8 @@
 //! - from each conformance case of `SHARED/conformance/generated/*/` and of
 //!   `tests/data/conformance/*/`: the type JSON (`type_json`), the schema (`schema_doc`),
 //!   the msgpack and JSON values under their type (`*_schema` when the type JSON is short,
-//!   `*_differential` always);
+//!   `*_differential` always; for `msgpack_differential` also under the low-limits profile,
+//!   with limits that vary from case to case);
 //! - from `SHARED/workloads/*/`: the schemas and types, and (only the small ones are
 //!   inputs) nothing else;
 //! - for the `*_fixed` targets: the real example value, and values generated for each
@@ -68,6 +69,12 @@ fn case(out: &mut Out, tag: &str, dir: &Path, i: &str) {
             &format!("{tag}-{i}"),
             &typed_input(&t, &v),
         );
+        if fmt == "msgpack" {
+            // The low-limits profile: options bit 7, then a limits byte.
+            let mut b = vec![0x80, (out.count as u8).wrapping_mul(0x35)];
+            b.extend_from_slice(&typed_input(&t, &v)[1..]);
+            out.put("msgpack_differential", &format!("{tag}-{i}-low"), &b);
+        }
         let tt = t.to_string();
         if tt.len() < 256 {
             let mut b = vec![0, tt.len() as u8];

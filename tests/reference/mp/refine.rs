@@ -16,6 +16,8 @@ pub(super) fn refinements(payload: &[u8], t: Target) -> Option<Option<RRef>> {
         pos: 0,
         opts: Opts::default(),
         types: HashSet::new(),
+        values: 0,
+        arena_bytes: 0,
     };
     let n = match d.byte().ok()? {
         0xc0 => 0,
