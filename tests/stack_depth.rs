@@ -47,11 +47,13 @@ fn mp_nested(levels: u32, open: &[u8], leaf: &[u8]) -> Vec<u8> {
     v
 }
 
-/// Decodes `input` with a program of `ty` on a 1 MiB stack: the error kind, or the depth of
-/// the decoded value.
-fn decode_msgpack(ty: Type, input: Vec<u8>) -> Result<(), (ErrorKind, String)> {
-    // The type and its program are built (and dropped) on a roomy stack: building a type
-    // 512 levels deep recurses too, and only the executor is under test.
+/// Builds a program of `ty` (on a roomy stack: building a type 512 levels deep recurses too,
+/// and only the executor is under test), then runs `decode` with it on a 1 MiB stack: `Ok`, or
+/// the error's kind and message.
+fn on_small_stack_with(
+    ty: Type,
+    decode: impl FnOnce(&'static Program, &Bump) -> Result<(), tfwire::DecodeError> + Send + 'static,
+) -> Result<(), (ErrorKind, String)> {
     let program = std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
@@ -65,10 +67,16 @@ fn decode_msgpack(ty: Type, input: Vec<u8>) -> Result<(), (ErrorKind, String)> {
     let program: &'static Program = Box::leak(Box::new(program));
     on_small_stack(move || {
         let bump = Bump::new();
+        decode(program, &bump).map_err(|e| (e.kind(), e.message().to_string()))
+    })
+}
+
+/// Decodes MessagePack `input` with a program of `ty` on a 1 MiB stack.
+fn decode_msgpack(ty: Type, input: Vec<u8>) -> Result<(), (ErrorKind, String)> {
+    on_small_stack_with(ty, move |program, bump| {
         program
-            .decode_msgpack_with(&input, &bump, &unlimited())
+            .decode_msgpack_with(&input, bump, &unlimited())
             .map(|_| ())
-            .map_err(|e| (e.kind(), e.message().to_string()))
     })
 }
 
@@ -161,23 +169,10 @@ fn msgpack_chains_of_dynamic_wrappers_take_no_stack() {
 
 /// Decodes JSON `input` with a program of `ty` on a 1 MiB stack.
 fn decode_json(ty: Type, input: String) -> Result<(), (ErrorKind, String)> {
-    let program = std::thread::Builder::new()
-        .stack_size(64 << 20)
-        .spawn(move || {
-            let program = Program::new(&ty);
-            std::mem::forget(ty);
-            program
-        })
-        .unwrap()
-        .join()
-        .unwrap();
-    let program: &'static Program = Box::leak(Box::new(program));
-    on_small_stack(move || {
-        let bump = Bump::new();
+    on_small_stack_with(ty, move |program, bump| {
         program
-            .decode_json_with(input.as_bytes(), &bump, &unlimited())
+            .decode_json_with(input.as_bytes(), bump, &unlimited())
             .map(|_| ())
-            .map_err(|e| (e.kind(), e.message().to_string()))
     })
 }
 

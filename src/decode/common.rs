@@ -339,7 +339,7 @@ pub(super) fn missing_attribute(name: &str, at: usize) -> Pending {
 
 /// Bit `i % 64` of a word of the seen-attributes bitmap.
 #[inline(always)]
-pub(super) fn bit_of(i: u32) -> u64 {
+fn bit_of(i: u32) -> u64 {
     1u64 << (i % 64)
 }
 
@@ -356,7 +356,7 @@ pub(super) fn internal(at: usize) -> Pending {
 }
 
 /// Elements of a collection of dynamic values must share one concrete type.
-pub(super) fn check_consistent<'v, 'a: 'v>(
+fn check_consistent<'v, 'a: 'v>(
     values: impl Iterator<Item = &'v Value<'a>>,
     at: usize,
 ) -> Result<(), Pending> {
@@ -379,7 +379,7 @@ pub(super) fn check_consistent<'v, 'a: 'v>(
     Ok(())
 }
 
-pub(super) fn item_count_message(n: u64, items: ItemLimits) -> String {
+fn item_count_message(n: u64, items: ItemLimits) -> String {
     if n < items.min {
         format!("at least {} blocks are required ({n} given)", items.min)
     } else {
