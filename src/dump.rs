@@ -40,7 +40,11 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
         Value::Null => out.push_str("null"),
         Value::Unknown(r) => unknown(out, r),
         Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        Value::Number(n) => number(out, n),
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Decimal(_) => {
+            if let Some(n) = value.as_number() {
+                number(out, n)
+            }
+        }
         Value::String(s) => string(out, s),
         Value::List(e) | Value::Set(e) | Value::Tuple(e) => {
             out.push('[');
@@ -73,9 +77,10 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
             }
             out.push('}');
         }
-        Value::Object { op, attrs } => {
+        Value::Object(object) => {
             out.push('{');
-            for (i, (name, v)) in program.attr_names(op).iter().zip(attrs).enumerate() {
+            let names = program.attr_names(object.op());
+            for (i, (name, v)) in names.iter().zip(object.attrs()).enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

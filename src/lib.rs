@@ -88,7 +88,7 @@ pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};
 pub use number::Number;
 pub use program::{DecodeOptions, OpId, Program};
 pub use schema::Type;
-pub use value::{Dynamic, Refinements, Typed, Value};
+pub use value::{Dynamic, Object, Refinements, Typed, Value};
 
 /// The README's examples, run as doc tests.
 #[doc = include_str!("../README.md")]

@@ -39,9 +39,9 @@ const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
 /// ```
 /// use tfwire::Number;
 /// assert_eq!(Number::Int(-5).as_i64(), Some(-5));
-/// assert_eq!(Number::Decimal(&"1e3").as_i64(), Some(1000));
-/// assert_eq!(Number::Decimal(&".5").to_decimal_string(), "0.5");
-/// assert_eq!(Number::Decimal(&"1p4").to_decimal_string(), "16");
+/// assert_eq!(Number::Decimal("1e3").as_i64(), Some(1000));
+/// assert_eq!(Number::Decimal(".5").to_decimal_string(), "0.5");
+/// assert_eq!(Number::Decimal("1p4").to_decimal_string(), "16");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Number<'a> {
@@ -52,8 +52,7 @@ pub enum Number<'a> {
     /// A MessagePack float32 (widened exactly) or float64; never NaN.
     Float(f64),
     /// Decimal text (a MessagePack string, a JSON number literal), validated, as received.
-    /// (Held behind a second reference so that a `Number` stays two words.)
-    Decimal(&'a &'a str),
+    Decimal(&'a str),
 }
 
 impl<'a> Number<'a> {
@@ -622,7 +621,7 @@ mod tests {
             slow_binary_exponent(&kept),
             "0".repeat(n - MAX_BINARY_MANTISSA_DIGITS)
         );
-        let number = Number::Decimal(&huge.as_str());
+        let number = Number::Decimal(huge.as_str());
         assert_eq!(number.to_decimal_string(), want);
         assert_eq!(number.as_i64(), None);
         assert_eq!(number.as_u64(), None);
@@ -633,29 +632,29 @@ mod tests {
         let (int, frac) = kept.split_once('.').unwrap_or((&kept, ""));
         let zeros = "0".repeat(n - MAX_BINARY_MANTISSA_DIGITS - frac.len());
         assert_eq!(
-            Number::Decimal(&negative.as_str()).to_decimal_string(),
+            Number::Decimal(negative.as_str()).to_decimal_string(),
             format!("{int}{frac}{zeros}")
         );
         // Zeros around the significant digits cost nothing and keep the result exact.
         let zeros = "0".repeat(n);
         let small = format!("{zeros}1.5{zeros}p4");
-        assert_eq!(Number::Decimal(&small.as_str()).as_i64(), Some(24));
+        assert_eq!(Number::Decimal(small.as_str()).as_i64(), Some(24));
         let tiny = format!("0.{zeros}1p-1");
         assert_eq!(normalize_decimal(&tiny), format!("0.{zeros}05"));
     }
 
     #[test]
     fn conversions() {
-        assert_eq!(Number::Decimal(&"1.5e1").as_i64(), Some(15));
-        assert_eq!(Number::Decimal(&"1.55e1").as_i64(), None);
+        assert_eq!(Number::Decimal("1.5e1").as_i64(), Some(15));
+        assert_eq!(Number::Decimal("1.55e1").as_i64(), None);
         assert_eq!(
-            Number::Decimal(&"18446744073709551615").as_u64(),
+            Number::Decimal("18446744073709551615").as_u64(),
             Some(u64::MAX)
         );
-        assert_eq!(Number::Decimal(&"18446744073709551616").as_u64(), None);
-        assert_eq!(Number::Decimal(&"-0").as_i64(), Some(0));
-        assert_eq!(Number::Decimal(&"0.8").as_f64(), 0.8);
-        assert_eq!(Number::Decimal(&"-inf").as_f64(), f64::NEG_INFINITY);
+        assert_eq!(Number::Decimal("18446744073709551616").as_u64(), None);
+        assert_eq!(Number::Decimal("-0").as_i64(), Some(0));
+        assert_eq!(Number::Decimal("0.8").as_f64(), 0.8);
+        assert_eq!(Number::Decimal("-inf").as_f64(), f64::NEG_INFINITY);
         assert_eq!(Number::UInt(u64::MAX).as_i64(), None);
         assert_eq!(Number::Float(3.0).as_i64(), Some(3));
         assert_eq!(Number::Float(f64::INFINITY).to_decimal_string(), "+Inf");

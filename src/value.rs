@@ -7,10 +7,15 @@
 //! [`Typed`] bundles a value with its program so that navigation crosses dynamic boundaries
 //! without the caller tracking programs.
 
+use std::fmt;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
 use crate::number::Number;
 use crate::program::{OpId, Program};
 
-/// One decoded cty value. 24 bytes on 64-bit targets.
+/// One decoded cty value: 24 bytes on 64-bit targets, a one-byte tag followed by its payload
+/// at offset 8 (`#[repr(C, u8)]`; numbers are variants of their own, not a nested enum).
 ///
 /// ```
 /// use bumpalo::Bump;
@@ -25,6 +30,7 @@ use crate::program::{OpId, Program};
 /// assert_eq!(std::mem::size_of::<Value>(), 24);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, u8)]
 pub enum Value<'a> {
     /// A null of any type.
     Null,
@@ -32,8 +38,15 @@ pub enum Value<'a> {
     Unknown(Option<&'a Refinements<'a>>),
     /// A bool.
     Bool(bool),
-    /// A number, lossless.
-    Number(Number<'a>),
+    /// A number that was a MessagePack signed integer, or a JSON integer literal that fits.
+    Int(i64),
+    /// A number that was a MessagePack unsigned integer.
+    UInt(u64),
+    /// A number that was a MessagePack float32 (widened exactly) or float64; never NaN.
+    Float(f64),
+    /// A number as decimal text (a MessagePack string, a JSON number literal), validated, as
+    /// received. [`Value::as_number`] gives any number as a [`Number`].
+    Decimal(&'a str),
     /// A string, borrowed from the input (or from the arena when JSON escapes forced a copy).
     String(&'a str),
     /// A list.
@@ -45,14 +58,109 @@ pub enum Value<'a> {
     /// A map, in wire order; with duplicate keys, lookups see the last.
     Map(&'a [(&'a str, Value<'a>)]),
     /// An object: attribute values in the program's attribute order.
-    Object {
-        /// The object op in the program that decoded it (names its attributes).
-        op: OpId,
-        /// Attribute values, one per attribute of the type, in name order.
-        attrs: &'a [Value<'a>],
-    },
+    Object(Object<'a>),
     /// A known, non-null value at a `dynamic` position, with its concrete type.
     Dynamic(&'a Dynamic<'a>),
+}
+
+/// An object value: the object op that decoded it (which names its attributes) and its
+/// attribute values, one per attribute of the type, in name order. 16 bytes: the op and the
+/// length share a word, beside a thin pointer.
+///
+/// ```
+/// use tfwire::{Object, Program, Value};
+///
+/// let program = Program::from_type_json(r#"["object",{"a":"bool"}]"#).unwrap();
+/// let attrs = [Value::Bool(true)];
+/// let object = Object::new(program.root(), &attrs);
+/// assert_eq!(object.attrs(), &[Value::Bool(true)]);
+/// assert_eq!(Value::Object(object).attr(&program, "a"), Some(Value::Bool(true)));
+/// ```
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Object<'a> {
+    op: OpId,
+    len: u32,
+    attrs: NonNull<Value<'a>>,
+    _slice: PhantomData<&'a [Value<'a>]>,
+}
+
+// SAFETY: an `Object` is a `&'a [Value<'a>]` split into a pointer and a length (plus an id)
+// and is shared exactly as that slice is. The slice is `Send` and `Sync` because `Value` is
+// `Sync`: every other variant holds only shared references to `Sync` data and plain numbers
+// (`tests/value_layout.rs` asserts `Value: Send + Sync` through a value of each variant).
+unsafe impl Send for Object<'_> {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Object<'_> {}
+
+impl<'a> Object<'a> {
+    /// An object of op `op` (an object op of the program that gives its names) with attribute
+    /// values `attrs`.
+    ///
+    /// # Panics
+    /// When `attrs` has more than `u32::MAX` elements (no program has that many attributes).
+    pub fn new(op: OpId, attrs: &'a [Value<'a>]) -> Object<'a> {
+        assert!(
+            u32::try_from(attrs.len()).is_ok(),
+            "more than u32::MAX attributes"
+        );
+        Object::from_slice(op, attrs)
+    }
+
+    /// [`Object::new`] for the attributes of an object op (whose count is a `u32`, so the
+    /// length fits; were it longer, the object would only be shorter, never unsound).
+    #[inline(always)]
+    pub(crate) fn from_slice(op: OpId, attrs: &'a [Value<'a>]) -> Object<'a> {
+        debug_assert!(u32::try_from(attrs.len()).is_ok());
+        Object {
+            op,
+            len: attrs.len() as u32,
+            attrs: NonNull::from(attrs).cast(),
+            _slice: PhantomData,
+        }
+    }
+
+    /// The object op that decoded this value.
+    pub fn op(&self) -> OpId {
+        self.op
+    }
+
+    /// Attribute values, one per attribute of the type, in name order.
+    #[inline(always)]
+    pub fn attrs(&self) -> &'a [Value<'a>] {
+        // SAFETY: `attrs` and `len` come from one `&'a [Value<'a>]` (`from_parts` keeps `len`
+        // at most that slice's length), so they describe initialised values that live for `'a`
+        // and are never written through again (the slice was shared).
+        unsafe { std::slice::from_raw_parts(self.attrs.as_ptr(), self.len as usize) }
+    }
+}
+
+impl fmt::Debug for Object<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Object")
+            .field("op", &self.op)
+            .field("attrs", &self.attrs())
+            .finish()
+    }
+}
+
+impl PartialEq for Object<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.op == other.op && self.attrs() == other.attrs()
+    }
+}
+
+impl<'a> From<Number<'a>> for Value<'a> {
+    /// The variant that holds the number (`Int`, `UInt`, `Float` or `Decimal`).
+    #[inline(always)]
+    fn from(n: Number<'a>) -> Value<'a> {
+        match n {
+            Number::Int(i) => Value::Int(i),
+            Number::UInt(u) => Value::UInt(u),
+            Number::Float(f) => Value::Float(f),
+            Number::Decimal(s) => Value::Decimal(s),
+        }
+    }
 }
 
 /// A value at a `dynamic` position together with the program of its concrete type.
@@ -123,7 +231,10 @@ impl<'a> Value<'a> {
     /// The number, for a known number.
     pub fn as_number(&self) -> Option<Number<'a>> {
         match *self {
-            Value::Number(n) => Some(n),
+            Value::Int(i) => Some(Number::Int(i)),
+            Value::UInt(u) => Some(Number::UInt(u)),
+            Value::Float(f) => Some(Number::Float(f)),
+            Value::Decimal(s) => Some(Number::Decimal(s)),
             Value::Dynamic(d) => d.value.as_number(),
             _ => None,
         }
@@ -173,7 +284,7 @@ impl<'a> Value<'a> {
         match *self {
             Value::List(e) | Value::Set(e) | Value::Tuple(e) => Some(e.len()),
             Value::Map(e) => Some(e.len()),
-            Value::Object { attrs, .. } => Some(attrs.len()),
+            Value::Object(o) => Some(o.attrs().len()),
             Value::Dynamic(d) => d.value.len(),
             _ => None,
         }
@@ -237,11 +348,11 @@ impl<'a> Typed<'a> {
 
     /// Attribute `name` of an object value.
     pub fn attr(&self, name: &str) -> Option<Typed<'a>> {
-        let Value::Object { op, attrs } = self.value else {
+        let Value::Object(object) = self.value else {
             return None;
         };
-        let i = self.program.attr_index(op, name)?;
-        attrs.get(i).map(|v| Typed::new(self.program, *v))
+        let i = self.program.attr_index(object.op(), name)?;
+        object.attrs().get(i).map(|v| Typed::new(self.program, *v))
     }
 
     /// Element `i` of a list, set or tuple.
@@ -257,7 +368,7 @@ impl<'a> Typed<'a> {
     /// Attribute names and values of an object, in name order.
     pub fn attrs(&self) -> impl Iterator<Item = (&'a str, Typed<'a>)> + '_ {
         let (op, values) = match self.value {
-            Value::Object { op, attrs } => (Some(op), attrs),
+            Value::Object(o) => (Some(o.op()), o.attrs()),
             _ => (None, &[][..]),
         };
         let names = op.map(|op| self.program.attr_names(op)).unwrap_or(&[]);

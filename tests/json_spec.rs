@@ -159,24 +159,24 @@ fn long_strings_with_escapes_at_every_position() {
 #[test]
 fn numbers_keep_their_exact_text() {
     with_value("\"number\"", "0", |_, v| {
-        assert_eq!(v, Value::Number(Number::Int(0)))
+        assert_eq!(v, Value::from(Number::Int(0)))
     });
     with_value("\"number\"", "-0", |_, v| {
-        assert_eq!(v, Value::Number(Number::Int(0)))
+        assert_eq!(v, Value::from(Number::Int(0)))
     });
     with_value("\"number\"", "42", |_, v| {
-        assert_eq!(v, Value::Number(Number::Int(42)))
+        assert_eq!(v, Value::from(Number::Int(42)))
     });
     with_value("\"number\"", "-17", |_, v| {
-        assert_eq!(v, Value::Number(Number::Int(-17)))
+        assert_eq!(v, Value::from(Number::Int(-17)))
     });
     let max = "9223372036854775807";
     with_value("\"number\"", max, |_, v| {
-        assert_eq!(v, Value::Number(Number::Int(i64::MAX)))
+        assert_eq!(v, Value::from(Number::Int(i64::MAX)))
     });
     let min = "-9223372036854775808";
     with_value("\"number\"", min, |_, v| {
-        assert_eq!(v, Value::Number(Number::Int(i64::MIN)))
+        assert_eq!(v, Value::from(Number::Int(i64::MIN)))
     });
     // Beyond i64, fractions and exponents: the text as received.
     for text in [
@@ -237,7 +237,7 @@ fn lists_and_sets() {
         assert_eq!(v, Value::Set(&[]))
     });
     with_value(r#"["list","number"]"#, "[1, 2 ,3]", |_, v| {
-        let want = [1, 2, 3].map(|i| Value::Number(Number::Int(i)));
+        let want = [1, 2, 3].map(|i| Value::from(Number::Int(i)));
         assert_eq!(v, Value::List(&want));
     });
     // Sets keep wire order and duplicates (DESIGN §4.4).

@@ -17,7 +17,7 @@ use tfwire::{dump, Number, Value};
 /// The number `input` decodes to, checked against `want`, and its DUMP.
 fn number(input: &[u8], want: Number<'_>, want_dump: &str) {
     with_value("\"number\"", input, |p, v| {
-        assert_eq!(v, Value::Number(want), "{input:02x?}");
+        assert_eq!(v, Value::from(want), "{input:02x?}");
         assert_eq!(dump::to_string(p, v), want_dump, "{input:02x?}");
     });
 }
@@ -211,7 +211,7 @@ fn number_decimal_text_in_str() {
     for (text, want) in cases {
         let input = mp().s(text).done();
         with_value("\"number\"", &input, |p, v| {
-            assert_eq!(v, Value::Number(Number::Decimal(text)), "{text}");
+            assert_eq!(v, Value::from(Number::Decimal(text)), "{text}");
             assert_eq!(v.as_number().unwrap().decimal_text(), Some(*text));
             assert_eq!(dump::to_string(p, v), *want, "{text}");
         });
@@ -238,16 +238,16 @@ fn number_decimal_text_in_every_str_and_bin_format() {
         mp().bin16(t).done(),
         mp().bin32(t).done(),
     ] {
-        number(&input, Number::Decimal(&"123.25"), "123.25");
+        number(&input, Number::Decimal("123.25"), "123.25");
     }
 }
 
 #[test]
 fn number_decimal_text_is_never_rounded() {
     let nines = "9".repeat(100);
-    number(&mp().s(&nines).done(), Number::Decimal(&&*nines), &nines);
+    number(&mp().s(&nines).done(), Number::Decimal(&nines), &nines);
     let long = format!("0.{}", "1".repeat(400));
-    number(&mp().s(&long).done(), Number::Decimal(&&*long), &long);
+    number(&mp().s(&long).done(), Number::Decimal(&long), &long);
 }
 
 // ---- "bool" ---------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ fn map_in_every_map_format_with_str_or_bin_keys() {
             // Entries keep wire order; the DUMP sorts keys.
             let entries = v.entries().unwrap();
             assert_eq!(entries[0].0, "b");
-            assert_eq!(entries[1], ("a", Value::Number(Number::Int(1))));
+            assert_eq!(entries[1], ("a", Value::from(Number::Int(1))));
             assert_eq!(v.map_get("b").and_then(|e| e.as_i64()), Some(2));
             assert_eq!(dump::to_string(p, v), r#"{"a":1,"b":2}"#);
         });

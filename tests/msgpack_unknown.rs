@@ -182,9 +182,9 @@ fn number_bounds_in_every_number_encoding() {
             Number::Float(f64::NEG_INFINITY),
             "\"-Inf\"",
         ),
-        (mp().s("1.5"), Number::Decimal(&"1.5"), "1.5"),
-        (mp().bin(b"+7"), Number::Decimal(&"+7"), "7"),
-        (mp().s("1e3"), Number::Decimal(&"1e3"), "1e3"),
+        (mp().s("1.5"), Number::Decimal("1.5"), "1.5"),
+        (mp().bin(b"+7"), Number::Decimal("+7"), "7"),
+        (mp().s("1e3"), Number::Decimal("1e3"), "1e3"),
     ];
     for (n, want, want_dump) in cases {
         let input = refined(mp().map(1).int(3).arr(2).then(n).bool(true));

@@ -20,7 +20,7 @@ use crate::limits::MAX_READ_THROUGH_DEPTH;
 use crate::program::dyncache::Lookup;
 use crate::program::{Op, OpId, Program};
 use crate::schema::{ObjectType, Type};
-use crate::value::Value;
+use crate::value::{Object, Value};
 
 /// The program and value go-cty gives the wrapper of type `sub` holding `value`, or the
 /// error kind and message. `root` owns the dynamic-type cache.
@@ -98,8 +98,8 @@ fn concrete(ty: &Type, v: &Value<'_>, depth: u32) -> Concrete {
                 ))
             }
         }
-        (Type::Object(o), Value::Object { attrs, .. }) => {
-            let parts = o.attrs().iter().zip(attrs.iter());
+        (Type::Object(o), Value::Object(object)) => {
+            let parts = o.attrs().iter().zip(object.attrs());
             let found: Vec<Option<Type>> = parts
                 .map(|((_, t), v)| concrete(t, v, depth))
                 .collect::<Result<_, _>>()?;
@@ -187,15 +187,13 @@ fn rebuild<'a>(
                 ),
             )
         }
-        (Type::Object(o), Value::Object { attrs, .. }, Op::Object { attrs: span }) => {
+        (Type::Object(o), Value::Object(object), Op::Object { attrs: span }) => {
             let ops = program.attrs.get(span.range()).unwrap_or_default();
-            let parts = o.attrs().iter().zip(ops).zip(attrs.iter());
-            Value::Object {
-                op,
-                attrs: bump.alloc_slice_fill_iter(
-                    parts.map(|(((_, t), entry), x)| rebuild(bump, t, program, entry.op, *x)),
-                ),
-            }
+            let parts = o.attrs().iter().zip(ops).zip(object.attrs());
+            let attrs = bump.alloc_slice_fill_iter(
+                parts.map(|(((_, t), entry), x)| rebuild(bump, t, program, entry.op, *x)),
+            );
+            Value::Object(Object::from_slice(op, attrs))
         }
         _ => v,
     }

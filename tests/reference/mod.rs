@@ -57,7 +57,7 @@ impl RNum {
             RNum::Float(f) => Number::Float(*f),
             RNum::Dec(s) => {
                 let s: &str = s;
-                return Number::Decimal(&s).to_decimal_string();
+                return Number::Decimal(s).to_decimal_string();
             }
         };
         n.to_decimal_string()
@@ -247,7 +247,9 @@ pub fn from_vm(program: &Program, v: Value<'_>) -> RV {
             len_hi: r.length_upper,
         })),
         Value::Bool(b) => RV::Bool(b),
-        Value::Number(n) => RV::Num(num_from_vm(n)),
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Decimal(_) => {
+            RV::Num(num_from_vm(v.as_number().expect("a number variant")))
+        }
         Value::String(s) => RV::Str(s.to_string()),
         Value::List(e) => RV::List(e.iter().map(|x| from_vm(program, *x)).collect()),
         Value::Set(e) => RV::Set(e.iter().map(|x| from_vm(program, *x)).collect()),
@@ -257,7 +259,8 @@ pub fn from_vm(program: &Program, v: Value<'_>) -> RV {
                 .map(|(k, x)| (k.to_string(), from_vm(program, *x)))
                 .collect(),
         ),
-        Value::Object { attrs, .. } => {
+        Value::Object(object) => {
+            let attrs = object.attrs();
             let names: Vec<&str> = program.typed(v).attrs().map(|(n, _)| n).collect();
             assert_eq!(names.len(), attrs.len(), "object with a slot per attribute");
             RV::Object(
@@ -454,7 +457,12 @@ pub fn conforms(program: &Program, ty: &Type, v: Value<'_>) -> Result<(), String
     match (ty, v) {
         (_, Value::Null | Value::Unknown(_)) => Ok(()),
         (Type::Bool, Value::Bool(_)) | (Type::String, Value::String(_)) => Ok(()),
-        (Type::Number, Value::Number(n)) => match n.as_f64().is_nan() {
+        (Type::Number, Value::Float(f)) => match f.is_nan() {
+            true => bad("NaN"),
+            false => Ok(()),
+        },
+        (Type::Number, Value::Int(_) | Value::UInt(_)) => Ok(()),
+        (Type::Number, Value::Decimal(s)) => match tfwire::Number::Decimal(s).as_f64().is_nan() {
             true => bad("NaN"),
             false => Ok(()),
         },
@@ -470,7 +478,8 @@ pub fn conforms(program: &Program, ty: &Type, v: Value<'_>) -> Result<(), String
             .iter()
             .zip(e)
             .try_for_each(|(t, x)| conforms(program, t, *x)),
-        (Type::Object(o), Value::Object { attrs, .. }) => {
+        (Type::Object(o), Value::Object(object)) => {
+            let attrs = object.attrs();
             let names: Vec<&str> = program.typed(v).attrs().map(|(n, _)| n).collect();
             let want: Vec<&str> = o.attrs().iter().map(|(n, _)| n.as_str()).collect();
             if names != want || attrs.len() != want.len() {

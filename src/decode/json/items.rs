@@ -11,7 +11,7 @@ use super::string::{scan_string, string_body, ESCAPED};
 use super::Decoder;
 use crate::decode::common::{AttrTable, Pending};
 use crate::error::ErrorKind;
-use crate::number::{is_valid_decimal, Number};
+use crate::number::is_valid_decimal;
 use crate::program::{Op, OpId, Program};
 use crate::value::Value;
 
@@ -83,11 +83,11 @@ impl<'a> Decoder<'a> {
     ) -> Result<(), Pending> {
         let (end, int) = number(self.buf, at)?;
         self.pos = end;
-        let n = match int {
-            Some(i) => Number::Int(i),
-            None => Number::Decimal(self.bump.alloc(self.number_text(at, end))),
+        let v = match int {
+            Some(i) => Value::Int(i),
+            None => Value::Decimal(self.number_text(at, end)),
         };
-        put(self, Value::Number(n));
+        put(self, v);
         Ok(())
     }
 
@@ -161,7 +161,7 @@ impl<'a> Decoder<'a> {
                     let msg = format!("{text:?} is not a valid number");
                     return Err(Pending::new(ErrorKind::InvalidNumber, at, msg));
                 }
-                Ok(Value::Number(Number::Decimal(self.bump.alloc(s))))
+                Ok(Value::Decimal(s))
             }
             (Op::Bool, b'"') => match self.string(at)? {
                 "true" | "1" => Ok(Value::Bool(true)),

@@ -35,7 +35,7 @@ use crate::decode::common::{
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
-use crate::value::Value;
+use crate::value::{Object, Value};
 use dynamic::TypeMemo;
 use extent::Memo;
 use scan::{bad_separator, ws};
@@ -355,10 +355,10 @@ impl<'a> Decoder<'a> {
             }
         }
         self.c.leave();
-        Ok(Value::Object {
+        Ok(Value::Object(Object::from_slice(
             op,
-            attrs: out.finish(Value::Null),
-        })
+            out.finish(Value::Null),
+        )))
     }
 
     /// An object entry whose key is not the expected one in compact form: read the key in

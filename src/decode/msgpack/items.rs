@@ -8,7 +8,7 @@ use crate::bytes::{first, is_ascii, is_plain_decimal, non_ascii_mask, BLOCK};
 use crate::decode::common::Pending;
 use crate::decode::read_through::dynamic_program;
 use crate::error::ErrorKind;
-use crate::number::{is_valid_decimal, Number};
+use crate::number::is_valid_decimal;
 use crate::program::dyncache::Lookup;
 use crate::program::{Op, OpId, Program};
 use crate::schema::Type;
@@ -83,13 +83,13 @@ impl<'a> Decoder<'a> {
     ) -> Result<(), Pending> {
         if m <= 0x7f || m >= 0xe0 {
             self.r.skip1();
-            put(Value::Number(Number::Int((m as i8) as i64)));
+            put(Value::Int((m as i8) as i64));
             return Ok(());
         }
         if let Some(n) = fixed_width_number(self.r.buf, at, m) {
             // `fixed_width_number` read the marker and `width(m)` bytes after it.
             self.r.pos = at.wrapping_add(1).wrapping_add(width(m));
-            put(Value::Number(n));
+            put(n);
             return Ok(());
         }
         if m == 0xc0 {
@@ -162,7 +162,7 @@ impl<'a> Decoder<'a> {
         if is_ext(m) {
             return self.unknown(Op::Number, at);
         }
-        self.number(m, at).map(Value::Number)
+        self.number(m, at)
     }
 
     /// Nil, unknown, or a type mismatch for a value of op `code` (named `what`).
@@ -205,43 +205,43 @@ impl<'a> Decoder<'a> {
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn number(&mut self, m: u8, at: usize) -> Result<Number<'a>, Pending> {
+    fn number(&mut self, m: u8, at: usize) -> Result<Value<'a>, Pending> {
         if is_str_or_bin(m) {
             let bytes = self.str_bytes(m, at)?;
             if is_plain_decimal(bytes) {
                 // SAFETY: a plain decimal is ASCII (digits, sign, point), so valid UTF-8.
                 let text = unsafe { std::str::from_utf8_unchecked(bytes) };
-                return Ok(Number::Decimal(self.bump.alloc(text)));
+                return Ok(Value::Decimal(text));
             }
             if !is_valid_decimal(bytes) {
                 let text = String::from_utf8_lossy(bytes.get(..40).unwrap_or(bytes)).into_owned();
                 let msg = format!("{text:?} is not a valid number");
                 return Err(Pending::new(ErrorKind::InvalidNumber, at, msg));
             }
-            return Ok(Number::Decimal(self.bump.alloc(utf8(bytes, at)?)));
+            return Ok(Value::Decimal(utf8(bytes, at)?));
         }
         let r = &mut self.r;
         r.skip1();
         let n = match m {
-            0x00..=0x7f => Some(Number::Int(m as i64)),
-            0xe0..=0xff => Some(Number::Int((m as i8) as i64)),
-            0xcc => r.u8().map(|v| Number::UInt(v as u64)),
-            0xcd => r.be_u16().map(|v| Number::UInt(v as u64)),
-            0xce => r.be_u32().map(|v| Number::UInt(v as u64)),
-            0xcf => r.be_u64().map(Number::UInt),
-            0xd0 => r.u8().map(|v| Number::Int((v as i8) as i64)),
-            0xd1 => r.be_u16().map(|v| Number::Int((v as i16) as i64)),
-            0xd2 => r.be_u32().map(|v| Number::Int((v as i32) as i64)),
-            0xd3 => r.be_u64().map(|v| Number::Int(v as i64)),
-            0xca => r.be_u32().map(|v| Number::Float(f32::from_bits(v) as f64)),
-            0xcb => r.be_u64().map(|v| Number::Float(f64::from_bits(v))),
+            0x00..=0x7f => Some(Value::Int(m as i64)),
+            0xe0..=0xff => Some(Value::Int((m as i8) as i64)),
+            0xcc => r.u8().map(|v| Value::UInt(v as u64)),
+            0xcd => r.be_u16().map(|v| Value::UInt(v as u64)),
+            0xce => r.be_u32().map(|v| Value::UInt(v as u64)),
+            0xcf => r.be_u64().map(Value::UInt),
+            0xd0 => r.u8().map(|v| Value::Int((v as i8) as i64)),
+            0xd1 => r.be_u16().map(|v| Value::Int((v as i16) as i64)),
+            0xd2 => r.be_u32().map(|v| Value::Int((v as i32) as i64)),
+            0xd3 => r.be_u64().map(|v| Value::Int(v as i64)),
+            0xca => r.be_u32().map(|v| Value::Float(f32::from_bits(v) as f64)),
+            0xcb => r.be_u64().map(|v| Value::Float(f64::from_bits(v))),
             _ => {
                 r.pos = at;
                 return Err(mismatch("number", m, at));
             }
         };
         let n = n.ok_or_else(|| eof(at))?;
-        if matches!(n, Number::Float(f) if f.is_nan()) {
+        if matches!(n, Value::Float(f) if f.is_nan()) {
             return Err(Pending::new(
                 ErrorKind::InvalidNumber,
                 at,
@@ -286,7 +286,7 @@ impl<'a> Decoder<'a> {
             Op::Dynamic => Target::Dynamic,
             _ => Target::Other,
         };
-        match refine::parse(payload, payload_at, target, self.bump) {
+        match refine::parse(payload, payload_at, target) {
             Ok(None) => Ok(Value::Unknown(None)),
             Ok(Some(r)) => Ok(Value::Unknown(Some(self.bump.alloc(r)))),
             Err(e) => Err(Pending::new(
@@ -493,7 +493,7 @@ fn width(m: u8) -> usize {
 /// when 8 bytes follow the marker; `None` for anything else (the caller's general path takes
 /// it, NaN and the end of the input included).
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn fixed_width_number<'a>(buf: &[u8], at: usize, m: u8) -> Option<Number<'a>> {
+fn fixed_width_number<'a>(buf: &[u8], at: usize, m: u8) -> Option<Value<'a>> {
     let kind = m.wrapping_sub(0xca);
     let bits = u32::from(*NUMBER_WIDTHS.get(kind as usize)?).wrapping_mul(8);
     let word = buf.get(at.wrapping_add(1)..)?.first_chunk::<8>()?;
@@ -501,12 +501,12 @@ fn fixed_width_number<'a>(buf: &[u8], at: usize, m: u8) -> Option<Number<'a>> {
     // `8 <= bits <= 64`: the shift is 0..=56.
     let shift = 64u32.wrapping_sub(bits);
     let n = match kind {
-        0 => Number::Float(f32::from_bits((raw >> shift) as u32) as f64),
-        1 => Number::Float(f64::from_bits(raw)),
-        2..=5 => Number::UInt(raw >> shift),
-        _ => Number::Int((raw as i64) >> shift),
+        0 => Value::Float(f32::from_bits((raw >> shift) as u32) as f64),
+        1 => Value::Float(f64::from_bits(raw)),
+        2..=5 => Value::UInt(raw >> shift),
+        _ => Value::Int((raw as i64) >> shift),
     };
-    if matches!(n, Number::Float(f) if f.is_nan()) {
+    if matches!(n, Value::Float(f) if f.is_nan()) {
         return None;
     }
     Some(n)

@@ -23,7 +23,7 @@ use crate::decode::common::{
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
-use crate::value::Value;
+use crate::value::{Object, Value};
 use items::{eof, reserved_or, utf8};
 use reader::{is_str_or_bin, marker_name, Reader, SkipError};
 
@@ -246,10 +246,10 @@ impl<'a> Decoder<'a> {
             return Err(missing_attribute(table.name(out.written()), at));
         }
         self.c.leave();
-        Ok(Value::Object {
+        Ok(Value::Object(Object::from_slice(
             op,
-            attrs: out.finish(Value::Null),
-        })
+            out.finish(Value::Null),
+        )))
     }
 
     /// The rest of an object once a key did not follow the last in order (keys `i..len` of

@@ -4,8 +4,6 @@
 //! errors, never panics. (Offsets are `base + r.pos`, within the input: the additions
 //! saturate only to satisfy the lints.)
 
-use bumpalo::Bump;
-
 use super::reader::{is_str_or_bin, marker_name, Reader, SkipError};
 use crate::number::{is_valid_decimal, Number};
 use crate::value::Refinements;
@@ -50,7 +48,6 @@ pub(crate) fn parse<'a>(
     payload: &'a [u8],
     base: usize,
     target: Target,
-    bump: &'a Bump,
 ) -> Result<Option<Refinements<'a>>, RefineError> {
     let mut r = Reader::new(payload);
     let at = |r: &Reader<'_>| base.saturating_add(r.pos);
@@ -136,7 +133,7 @@ pub(crate) fn parse<'a>(
                 out.string_prefix = Some(s);
             }
             3 | 4 => {
-                let bound = read_bound(&mut r, base, bump)?;
+                let bound = read_bound(&mut r, base)?;
                 if key == 3 {
                     out.number_lower = Some(bound);
                 } else {
@@ -193,11 +190,7 @@ fn read_int(r: &mut Reader<'_>, base: usize) -> Result<i128, Option<RefineError>
 }
 
 /// `[number, inclusive]`.
-fn read_bound<'a>(
-    r: &mut Reader<'a>,
-    base: usize,
-    bump: &'a Bump,
-) -> Result<(Number<'a>, bool), RefineError> {
+fn read_bound<'a>(r: &mut Reader<'a>, base: usize) -> Result<(Number<'a>, bool), RefineError> {
     let at = base.saturating_add(r.pos);
     let shape = "numeric bound refinement must be a [number, bool] array";
     match r.u8() {
@@ -234,7 +227,7 @@ fn read_bound<'a>(
             }
             // The grammar is ASCII-only, so the bytes are UTF-8.
             let text = std::str::from_utf8(bytes).map_err(|_| fail(num_at, "invalid number"))?;
-            Number::Decimal(bump.alloc(text))
+            Number::Decimal(text)
         }
         _ => return Err(fail(num_at, shape)),
     };
