@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use crate::error::SchemaError;
 use crate::program::dyncache::DynCache;
 use crate::program::key::AttrEntry;
-use crate::program::{ItemLimits, Op, OpId, Program, Span};
+use crate::program::{Code, ItemLimits, ItemsId, Op, OpId, Program, Span};
 use crate::schema::{Block, NestingMode, SchemaSelector, SchemaSource, Type};
 
 /// Hash-consing key: an op with its side-table contents spelled out (attribute names
@@ -83,8 +83,11 @@ pub(crate) fn compile_owned(ty: Type, block: Option<&Block>) -> Program {
         let root = c.compile(&ty, block, ItemLimits::default());
         (c.program, root)
     };
-    program.root = root;
-    program.root_type = ty;
+    program.code.root = root;
+    program.code.root_type = ty;
+    if let Err(e) = program.code.validate() {
+        unreachable!("the compiler built an invalid program: {e}");
+    }
     program
 }
 
@@ -92,14 +95,17 @@ impl<'t> Compiler<'t> {
     fn new(ty: &Type) -> Compiler<'t> {
         Compiler {
             program: Program {
-                ops: Vec::new(),
-                attr_names: Vec::new(),
-                longest_attr_name: 0,
-                attrs: Vec::new(),
-                tuple_elems: Vec::new(),
-                root: OpId(0),
-                root_type: Type::Dynamic,
-                concrete: !ty.has_dynamic(),
+                code: Code {
+                    ops: Vec::new(),
+                    attr_names: Vec::new(),
+                    longest_attr_name: 0,
+                    attrs: Vec::new(),
+                    tuple_elems: Vec::new(),
+                    root: OpId(0),
+                    root_type: Type::Dynamic,
+                    concrete: !ty.has_dynamic(),
+                    item_limits: vec![ItemLimits::default()],
+                },
                 dyn_cache: DynCache::default(),
             },
             seen: FxHashMap::default(),
@@ -110,10 +116,26 @@ impl<'t> Compiler<'t> {
         if let Some(&id) = self.seen.get(&key) {
             return id;
         }
-        let id = OpId(u32::try_from(self.program.ops.len()).expect("fewer than 2^32 ops"));
-        self.program.ops.push(op);
+        let id = OpId(u32::try_from(self.program.code.ops.len()).expect("fewer than 2^32 ops"));
+        self.program.code.ops.push(op);
         self.seen.insert(key, id);
         id
+    }
+
+    /// The id of `items` in the item-limits side table (added on first sight).
+    fn items_id(&mut self, items: ItemLimits) -> ItemsId {
+        if items.is_none() {
+            return ItemsId::NONE;
+        }
+        let table = &mut self.program.code.item_limits;
+        let i = match table.iter().position(|&l| l == items) {
+            Some(i) => i,
+            None => {
+                table.push(items);
+                table.len() - 1
+            }
+        };
+        ItemsId(u32::try_from(i).expect("fewer than 2^32 item limits"))
     }
 
     /// `block` annotates an object type that is a schema block's implied type; `items` holds
@@ -126,11 +148,11 @@ impl<'t> Compiler<'t> {
             Type::Dynamic => Op::Dynamic,
             Type::List(t) => Op::List {
                 elem: self.compile(t, block, ItemLimits::default()),
-                items,
+                items: self.items_id(items),
             },
             Type::Set(t) => Op::Set {
                 elem: self.compile(t, block, ItemLimits::default()),
-                items,
+                items: self.items_id(items),
             },
             Type::Map(t) => Op::Map {
                 elem: self.compile(t, block, ItemLimits::default()),
@@ -147,8 +169,8 @@ impl<'t> Compiler<'t> {
                 let Key::Tuple(elems) = &key else {
                     unreachable!("built above")
                 };
-                let span = span(self.program.tuple_elems.len(), elems.len());
-                self.program.tuple_elems.extend_from_slice(elems);
+                let span = span(self.program.code.tuple_elems.len(), elems.len());
+                self.program.code.tuple_elems.extend_from_slice(elems);
                 return self.push(key, Op::Tuple { elems: span });
             }
             Type::Object(o) => {
@@ -164,13 +186,14 @@ impl<'t> Compiler<'t> {
                 let Key::Object(attrs) = &key else {
                     unreachable!("built above")
                 };
-                let span = span(self.program.attr_names.len(), attrs.len());
+                let span = span(self.program.code.attr_names.len(), attrs.len());
                 for &(name, op) in attrs {
-                    let code = self.program.ops[op.index()];
-                    self.program.attrs.push(AttrEntry::new(name, op, code));
+                    let code = self.program.code.ops[op.index()];
+                    self.program.code.attrs.push(AttrEntry::new(name, op, code));
                     let len = u32::try_from(name.len()).unwrap_or(u32::MAX);
-                    self.program.longest_attr_name = self.program.longest_attr_name.max(len);
-                    self.program.attr_names.push(name.into());
+                    self.program.code.longest_attr_name =
+                        self.program.code.longest_attr_name.max(len);
+                    self.program.code.attr_names.push(name.into());
                 }
                 return self.push(key, Op::Object { attrs: span });
             }

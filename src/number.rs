@@ -6,7 +6,7 @@
 //! request, so nothing is ever rounded.
 //!
 //! Number text comes from the input, so nothing here may panic on it: the lints below hold
-//! this module to that, as they hold the decode modules (`vm`).
+//! this module to that, as they hold the executors (`decode`).
 #![deny(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,

@@ -108,7 +108,7 @@ impl Counters {
             values: 0,
             arena_bytes: 0,
             open_read_through: 0,
-            check_key_lengths: program.longest_attr_name > limits.max_string_len,
+            check_key_lengths: program.code.longest_attr_name > limits.max_string_len,
         }
     }
 
@@ -198,8 +198,8 @@ impl Counters {
     /// A dynamic wrapper of program `sub` opens: returns whether it reads through (its type
     /// holds `dynamic` and is not `"dynamic"` itself).
     pub(super) fn wrapper_opened(&mut self, sub: &Program) -> bool {
-        self.check_key_lengths |= sub.longest_attr_name > self.limits.max_string_len;
-        let reads_through = !sub.concrete && sub.root_type != Type::Dynamic;
+        self.check_key_lengths |= sub.code.longest_attr_name > self.limits.max_string_len;
+        let reads_through = !sub.code.concrete && sub.code.root_type != Type::Dynamic;
         if reads_through {
             self.open_read_through = self.open_read_through.saturating_add(1);
         }
@@ -276,8 +276,8 @@ impl<'a> AttrTable<'a> {
     pub(super) fn of(prog: &'a Program, attrs: Span) -> AttrTable<'a> {
         // (A span the compiler built; an impossible one reads as no attributes.)
         AttrTable {
-            entries: prog.attrs.get(attrs.range()).unwrap_or_default(),
-            names: prog.attr_names.get(attrs.range()).unwrap_or_default(),
+            entries: prog.code.attrs.get(attrs.range()).unwrap_or_default(),
+            names: prog.code.attr_names.get(attrs.range()).unwrap_or_default(),
         }
     }
 
@@ -365,11 +365,13 @@ fn check_consistent<'v, 'a: 'v>(
         if let Value::Dynamic(d) = v {
             match first {
                 None => first = Some(d.program),
-                Some(p) if std::ptr::eq(p, d.program) || p.root_type == d.program.root_type => {}
+                Some(p)
+                    if std::ptr::eq(p, d.program)
+                        || p.code.root_type == d.program.code.root_type => {}
                 Some(p) => {
                     let msg = format!(
                         "elements have different types: {} and {}",
-                        p.root_type, d.program.root_type
+                        p.code.root_type, d.program.code.root_type
                     );
                     return Err(Pending::new(ErrorKind::InconsistentTypes, at, msg));
                 }

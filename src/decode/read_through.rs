@@ -42,7 +42,7 @@ pub(super) fn read_through<'a>(
     value: Value<'a>,
     max_types: u32,
 ) -> Result<(&'a Program, Value<'a>), (ErrorKind, String)> {
-    let ty = match concrete(&sub.root_type, &value, 0)? {
+    let ty = match concrete(&sub.code.root_type, &value, 0)? {
         Some(t) => t,
         None => return Ok((sub, value)),
     };
@@ -55,7 +55,7 @@ pub(super) fn read_through<'a>(
         }
         Lookup::Invalid(msg) => return Err((ErrorKind::InvalidType, msg)),
     };
-    let value = rebuild(bump, &sub.root_type, program, program.root, value);
+    let value = rebuild(bump, &sub.code.root_type, program, program.code.root, value);
     Ok((program, value))
 }
 
@@ -72,8 +72,8 @@ fn concrete(ty: &Type, v: &Value<'_>, depth: u32) -> Concrete {
     let depth = depth.saturating_add(1);
     Ok(match (ty, v) {
         (Type::Dynamic, Value::Dynamic(d)) => Some(
-            concrete(&d.program.root_type, &d.value, depth)?
-                .unwrap_or_else(|| d.program.root_type.clone()),
+            concrete(&d.program.code.root_type, &d.value, depth)?
+                .unwrap_or_else(|| d.program.code.root_type.clone()),
         ),
         (Type::List(e), Value::List(vs)) => {
             element_type(e, vs.iter(), depth)?.map(|t| Type::List(Box::new(t)))
@@ -164,7 +164,7 @@ fn rebuild<'a>(
     match (old, v, code) {
         // `concrete` gave this position the wrapper's concrete type, so it is not dynamic.
         (Type::Dynamic, Value::Dynamic(d), _) => {
-            rebuild(bump, &d.program.root_type, program, op, d.value)
+            rebuild(bump, &d.program.code.root_type, program, op, d.value)
         }
         (Type::List(e), Value::List(vs), Op::List { elem, .. }) => Value::List(
             bump.alloc_slice_fill_iter(vs.iter().map(|x| rebuild(bump, e, program, elem, *x))),
@@ -179,7 +179,11 @@ fn rebuild<'a>(
             ),
         ),
         (Type::Tuple(ts), Value::Tuple(vs), Op::Tuple { elems }) => {
-            let ops = program.tuple_elems.get(elems.range()).unwrap_or_default();
+            let ops = program
+                .code
+                .tuple_elems
+                .get(elems.range())
+                .unwrap_or_default();
             let parts = ts.iter().zip(ops).zip(vs.iter());
             Value::Tuple(
                 bump.alloc_slice_fill_iter(
@@ -188,7 +192,7 @@ fn rebuild<'a>(
             )
         }
         (Type::Object(o), Value::Object(object), Op::Object { attrs: span }) => {
-            let ops = program.attrs.get(span.range()).unwrap_or_default();
+            let ops = program.code.attrs.get(span.range()).unwrap_or_default();
             let parts = o.attrs().iter().zip(ops).zip(object.attrs());
             let attrs = bump.alloc_slice_fill_iter(
                 parts.map(|(((_, t), entry), x)| rebuild(bump, t, program, entry.op, *x)),

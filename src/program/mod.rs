@@ -1,9 +1,12 @@
 //! The compiled form of a type: [`Program`], a flat array of [`Op`]s addressed by [`OpId`]s.
 //!
-//! A program is plain, immutable data (`Send + Sync`): the compiler in `compile` builds it
-//! once from a [`Type`] (or a schema block), and every executor in `vm` runs over it. Object
-//! ops keep their attributes sorted by name, with each name pre-encoded as the MessagePack
-//! key bytes the VM compares against. Identical sub-types share one op.
+//! A program's code ([`Code`]) is plain, immutable data: the compiler in `compile` builds it
+//! once from a [`Type`] (or a schema block) and validates it, and every executor in `decode`
+//! runs over it. Ops are 12 bytes; cold data (item limits, attribute names, tuple members)
+//! sits in side tables. Object ops keep their attributes sorted by name, with each name
+//! pre-encoded as the MessagePack and JSON key bytes the executors compare against.
+//! Identical sub-types share one op. Beside the code, a program holds the runtime cache of
+//! the programs of `dynamic` values' concrete types (`dyncache`). `Program` is `Send + Sync`.
 
 // The executors call into this module on every value: nothing here may panic on a program
 // or an id (see `src/decode/mod.rs`).
@@ -68,15 +71,24 @@ impl ItemLimits {
     }
 }
 
-/// One instruction: how to decode a value of one type.
+/// Index of a LIST/SET block's [`ItemLimits`] in the program's side table (`ItemsId::NONE`
+/// for a collection without limits): the limits are cold data, kept out of the 12-byte ops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct ItemsId(pub(crate) u32);
+
+impl ItemsId {
+    pub const NONE: ItemsId = ItemsId(0);
+}
+
+/// One instruction: how to decode a value of one type (12 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Op {
     String,
     Number,
     Bool,
     Dynamic,
-    List { elem: OpId, items: ItemLimits },
-    Set { elem: OpId, items: ItemLimits },
+    List { elem: OpId, items: ItemsId },
+    Set { elem: OpId, items: ItemsId },
     Map { elem: OpId },
     Tuple { elems: Span },
     Object { attrs: Span },
@@ -95,6 +107,17 @@ pub(crate) enum Op {
 /// assert_eq!(value.attr(&program, "port").unwrap().as_i64(), Some(443));
 /// ```
 pub struct Program {
+    /// The compiled data: immutable once built, and validated then.
+    pub(crate) code: Code,
+    /// Programs of the concrete types met at `dynamic` positions: runtime state, kept beside
+    /// the code (not in it) so that the code stays plain data.
+    pub(crate) dyn_cache: DynCache,
+}
+
+/// A program's compiled data. Every id in it (the root, elements, tuple members, attribute
+/// ops, item-limit ids) and every span is in range: [`Code::validate`] checks it when the
+/// compiler is done, so the executors index it without fallbacks.
+pub(crate) struct Code {
     pub(crate) ops: Vec<Op>,
     pub(crate) attr_names: Vec<Box<str>>,
     /// Length of the longest attribute name: a decode whose `max_string_len` is at least this
@@ -103,11 +126,12 @@ pub struct Program {
     /// Dispatch entries of every object's attributes (objects index it with their span).
     pub(crate) attrs: Vec<crate::program::key::AttrEntry>,
     pub(crate) tuple_elems: Vec<OpId>,
+    /// `min_items`/`max_items` of LIST/SET blocks, indexed by [`ItemsId`]; entry 0 is "none".
+    pub(crate) item_limits: Vec<ItemLimits>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,
     /// True when `root_type` holds no `dynamic` (a wrapper of such a type reads through).
     pub(crate) concrete: bool,
-    pub(crate) dyn_cache: DynCache,
 }
 
 /// Options for one decode (the drift options and the item-count check).
@@ -137,29 +161,45 @@ impl Default for DecodeOptions {
 impl Program {
     /// The type this program decodes.
     pub fn root_type(&self) -> &Type {
-        &self.root_type
+        &self.code.root_type
     }
 
     /// The root op.
     pub fn root(&self) -> OpId {
-        self.root
+        self.code.root
     }
 
     /// Number of ops.
     pub fn len(&self) -> usize {
-        self.ops.len()
+        self.code.ops.len()
     }
 
     /// Always false: a program has at least its root op.
     pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
+        self.code.ops.is_empty()
     }
 
-    /// The instruction `id`. Ids come from this program's compiler, so they are in range; an
-    /// id from another program (a value navigated with the wrong program) reads as `dynamic`
-    /// instead of panicking.
+    /// The instruction `id`, an id taken from this program's own code (its root, an op's
+    /// element, an attribute entry): [`Code::validate`] proved it in range when the program
+    /// was built, so there is no fallback — an id from elsewhere is a bug in the crate, and
+    /// panics instead of decoding as something else. (Ids a caller hands in, through values,
+    /// go through the checked lookups `attr_names` and `attr_index`.)
+    #[inline(always)]
     pub(crate) fn op(&self, id: OpId) -> Op {
-        self.ops.get(id.index()).copied().unwrap_or(Op::Dynamic)
+        match self.code.ops.get(id.index()) {
+            Some(&op) => op,
+            None => foreign_id(id),
+        }
+    }
+
+    /// The item limits `id` of a LIST/SET op of this program.
+    pub(crate) fn item_limits(&self, id: ItemsId) -> ItemLimits {
+        // In range (validated); the default is "no limits".
+        self.code
+            .item_limits
+            .get(id.0 as usize)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Index of attribute `name` in object op `op`.
@@ -171,32 +211,80 @@ impl Program {
 
     /// Attribute names of object op `op` (empty for other ops).
     pub(crate) fn attr_names(&self, op: OpId) -> &[Box<str>] {
-        match self.ops.get(op.index()) {
-            Some(Op::Object { attrs }) => self.attr_names.get(attrs.range()).unwrap_or(&[]),
+        match self.code.ops.get(op.index()) {
+            Some(Op::Object { attrs }) => self.code.attr_names.get(attrs.range()).unwrap_or(&[]),
             _ => &[],
         }
     }
 }
 
+#[cold]
+#[inline(never)]
+#[allow(clippy::panic)] // (an internal invariant, not input: see `Program::op`)
+fn foreign_id(id: OpId) -> ! {
+    panic!("op id {id} is not in this program (ids are validated when a program is built)")
+}
+
+impl Code {
+    /// Checks that every id and span in the code is in range and that each attribute entry's
+    /// copy of its op matches the op: what lets the executors index without fallbacks.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let op_ok = |id: OpId| id.index() < self.ops.len();
+        let span_ok = |span: Span, len: usize| span.range().end <= len;
+        if !op_ok(self.root) {
+            return Err(format!("root {} out of range", self.root));
+        }
+        for (i, op) in self.ops.iter().enumerate() {
+            let ok = match *op {
+                Op::String | Op::Number | Op::Bool | Op::Dynamic => true,
+                Op::List { elem, items } | Op::Set { elem, items } => {
+                    op_ok(elem) && (items.0 as usize) < self.item_limits.len()
+                }
+                Op::Map { elem } => op_ok(elem),
+                Op::Tuple { elems } => {
+                    span_ok(elems, self.tuple_elems.len())
+                        && self
+                            .tuple_elems
+                            .get(elems.range())
+                            .is_some_and(|e| e.iter().all(|&id| op_ok(id)))
+                }
+                Op::Object { attrs } => {
+                    span_ok(attrs, self.attrs.len())
+                        && span_ok(attrs, self.attr_names.len())
+                        && self.attrs.get(attrs.range()).is_some_and(|entries| {
+                            entries
+                                .iter()
+                                .all(|e| self.ops.get(e.op.index()) == Some(&e.code))
+                        })
+                }
+            };
+            if !ok {
+                return Err(format!("op @{i} ({op:?}) refers outside the program"));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Debug for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Program({})", self.root_type)
+        write!(f, "Program({})", self.code.root_type)
     }
 }
 
 impl PartialEq for Program {
     /// Programs are equal when they decode the same type.
     fn eq(&self, other: &Program) -> bool {
-        std::ptr::eq(self, other) || self.root_type == other.root_type
+        std::ptr::eq(self, other) || self.code.root_type == other.code.root_type
     }
 }
 
 /// The disassembly: one line per op, children before parents, root last.
 impl fmt::Display for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "; type {}", self.root_type)?;
-        writeln!(f, "; {} ops, root {}", self.ops.len(), self.root)?;
-        for (i, op) in self.ops.iter().enumerate() {
+        writeln!(f, "; type {}", self.code.root_type)?;
+        writeln!(f, "; {} ops, root {}", self.code.ops.len(), self.code.root)?;
+        for (i, op) in self.code.ops.iter().enumerate() {
             write!(f, "@{i}: ")?;
             match *op {
                 Op::Bool => f.write_str("bool")?,
@@ -204,6 +292,7 @@ impl fmt::Display for Program {
                 Op::String => f.write_str("string")?,
                 Op::Dynamic => f.write_str("dynamic")?,
                 Op::List { elem, items } | Op::Set { elem, items } => {
+                    let items = self.item_limits(items);
                     let kind = if matches!(op, Op::List { .. }) {
                         "list"
                     } else {
@@ -220,7 +309,7 @@ impl fmt::Display for Program {
                 Op::Map { elem } => write!(f, "map {elem}")?,
                 Op::Tuple { elems } => {
                     f.write_str("tuple [")?;
-                    let elems = self.tuple_elems.get(elems.range()).unwrap_or(&[]);
+                    let elems = self.code.tuple_elems.get(elems.range()).unwrap_or(&[]);
                     for (j, e) in elems.iter().enumerate() {
                         if j > 0 {
                             f.write_str(", ")?;
@@ -231,8 +320,8 @@ impl fmt::Display for Program {
                 }
                 Op::Object { attrs } => {
                     write!(f, "object {} attrs {{", attrs.len)?;
-                    let names = self.attr_names.get(attrs.range()).unwrap_or(&[]);
-                    let entries = self.attrs.get(attrs.range()).unwrap_or(&[]);
+                    let names = self.code.attr_names.get(attrs.range()).unwrap_or(&[]);
+                    let entries = self.code.attrs.get(attrs.range()).unwrap_or(&[]);
                     for (j, (name, entry)) in names.iter().zip(entries).enumerate() {
                         if j > 0 {
                             f.write_str(",")?;
@@ -247,5 +336,58 @@ impl fmt::Display for Program {
             writeln!(f)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_are_small() {
+        assert_eq!(std::mem::size_of::<Op>(), 12);
+    }
+
+    #[test]
+    fn validation_rejects_ids_outside_the_program() {
+        let good =
+            Program::from_type_json(r#"["object",{"a":["list","string"],"b":["tuple",["bool"]]}]"#)
+                .unwrap();
+        assert_eq!(good.code.validate(), Ok(()));
+        let broken = |edit: &dyn Fn(&mut Code)| {
+            let mut p = Program::from_type_json(
+                r#"["object",{"a":["list","string"],"b":["tuple",["bool"]]}]"#,
+            )
+            .unwrap();
+            edit(&mut p.code);
+            p.code.validate().unwrap_err()
+        };
+        broken(&|c| c.root = OpId(99));
+        broken(&|c| c.tuple_elems[0] = OpId(99));
+        broken(&|c| c.attr_names.pop().map(drop).unwrap_or(()));
+        let list = |c: &mut Code| {
+            c.ops
+                .iter_mut()
+                .find(|op| matches!(op, Op::List { .. }))
+                .map(|op| {
+                    *op = Op::List {
+                        elem: OpId(0),
+                        items: ItemsId(7),
+                    }
+                })
+        };
+        assert!(broken(&|c| {
+            list(c);
+        })
+        .contains("refers outside"));
+        // An attribute entry whose copy of its op no longer matches.
+        broken(&|c| c.attrs[0].code = Op::Dynamic);
+    }
+
+    #[test]
+    #[should_panic(expected = "not in this program")]
+    fn a_foreign_id_panics_instead_of_decoding_as_dynamic() {
+        let p = Program::from_type_json(r#""string""#).unwrap();
+        p.op(OpId(5));
     }
 }

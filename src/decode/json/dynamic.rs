@@ -33,7 +33,7 @@ impl<'a> Decoder<'a> {
         let (mut at, mut beyond, mut within) = (at, 0u32, 0u32);
         let value = loop {
             let (sub, end) = self.wrapper_header(at)?;
-            if sub.root_type != Type::Dynamic {
+            if sub.code.root_type != Type::Dynamic {
                 break self.wrapped(sub, end, at)?;
             }
             self.c.wrapper_opened(sub);
@@ -47,7 +47,7 @@ impl<'a> Decoder<'a> {
             let vat = ws(self.buf, self.pos);
             match self.buf.get(vat) {
                 Some(b'{') => at = vat,
-                _ => break self.value(sub, Op::Dynamic, sub.root)?,
+                _ => break self.value(sub, Op::Dynamic, sub.code.root)?,
             }
         };
         // The chain's wrappers end, innermost first.
@@ -67,7 +67,7 @@ impl<'a> Decoder<'a> {
         let reads_through = self.c.wrapper_opened(sub);
         self.c.enter(at)?;
         let mut value = Value::Null;
-        self.value_with(sub, sub.op(sub.root), sub.root, |_, v| value = v)?;
+        self.value_with(sub, sub.op(sub.code.root), sub.code.root, |_, v| value = v)?;
         self.c.leave();
         self.wrapper_end(end, at)?;
         self.c

@@ -34,7 +34,7 @@ use crate::decode::common::{
 };
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
-use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
+use crate::program::{DecodeOptions, ItemsId, Op, OpId, Program, Span};
 use crate::value::{Object, Value};
 use dynamic::TypeMemo;
 use extent::Memo;
@@ -66,7 +66,7 @@ pub(crate) fn decode<'a>(
         memo: Memo::new_in(bump),
         types: TypeMemo::new(),
     };
-    let root = program.root;
+    let root = program.code.root;
     let value = d
         .value(program, program.op(root), root)
         .map_err(Pending::into_error)?;
@@ -158,7 +158,7 @@ impl<'a> Decoder<'a> {
         &mut self,
         prog: &'a Program,
         elem: OpId,
-        items: ItemLimits,
+        items: ItemsId,
         set: bool,
         at: usize,
     ) -> Result<Value<'a>, Pending> {
@@ -184,7 +184,7 @@ impl<'a> Decoder<'a> {
         let check_items = self.options.check_item_counts;
         let dynamic = matches!(code, Op::Dynamic);
         if check_items || dynamic {
-            seq_complete(out, items, check_items, dynamic, at)?;
+            seq_complete(out, prog.item_limits(items), check_items, dynamic, at)?;
         }
         Ok(if set {
             Value::Set(out)
@@ -240,7 +240,7 @@ impl<'a> Decoder<'a> {
         self.c.charge(elems.len, VALUE, at)?;
         let mut out = Slots::new(self.bump, elems.len);
         self.c.enter(at)?;
-        let ops = prog.tuple_elems.get(elems.range()).unwrap_or_default();
+        let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
         let mut n = 0usize;
         if self.first(b']') {
             loop {

@@ -305,7 +305,7 @@ impl<'a> Decoder<'a> {
         let (mut beyond, mut within) = (0u32, 0u32);
         let value = loop {
             let sub = self.wrapper_type(m, at)?;
-            if sub.root_type != Type::Dynamic {
+            if sub.code.root_type != Type::Dynamic {
                 break self.wrapped(sub, at)?;
             }
             // `["dynamic", V]` is V itself: a chain of them is followed here in a loop (each
@@ -319,7 +319,7 @@ impl<'a> Decoder<'a> {
             let vat = self.r.pos;
             match self.r.buf.get(vat) {
                 Some(&vm) if vm != 0xc0 && !is_ext(vm) => (m, at) = (vm, vat),
-                _ => break self.value(sub, Op::Dynamic, sub.root)?,
+                _ => break self.value(sub, Op::Dynamic, sub.code.root)?,
             }
         };
         self.c.leave_chained(beyond, within);
@@ -389,7 +389,7 @@ impl<'a> Decoder<'a> {
     fn wrapped(&mut self, sub: &'a Program, at: usize) -> Result<Value<'a>, Pending> {
         let reads_through = self.c.wrapper_opened(sub);
         self.c.enter(at)?;
-        let value = self.value(sub, sub.op(sub.root), sub.root)?;
+        let value = self.value(sub, sub.op(sub.code.root), sub.code.root)?;
         self.c.leave();
         self.c
             .wrapper_value(self.root, self.bump, sub, value, reads_through, at)

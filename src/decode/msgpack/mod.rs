@@ -22,7 +22,7 @@ use crate::decode::common::{
 };
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
-use crate::program::{DecodeOptions, ItemLimits, Op, OpId, Program, Span};
+use crate::program::{DecodeOptions, ItemsId, Op, OpId, Program, Span};
 use crate::value::{Object, Value};
 use items::{eof, reserved_or, utf8};
 use reader::{is_str_or_bin, marker_name, Reader, SkipError};
@@ -39,7 +39,7 @@ pub(crate) fn decode<'a>(
     options: &DecodeOptions,
 ) -> Result<Value<'a>, DecodeError> {
     let mut d = Decoder::new(program, input, bump, options);
-    let root = program.root;
+    let root = program.code.root;
     let value = d
         .value(program, program.op(root), root)
         .map_err(Pending::into_error)?;
@@ -84,7 +84,7 @@ impl<'a> Decoder<'a> {
         &mut self,
         prog: &'a Program,
         elem: OpId,
-        items: ItemLimits,
+        items: ItemsId,
         set: bool,
         m: u8,
         at: usize,
@@ -102,7 +102,7 @@ impl<'a> Decoder<'a> {
         let check_items = self.options.check_item_counts && self.unknowns == unknowns_at_start;
         let dynamic = matches!(code, Op::Dynamic);
         if check_items || dynamic {
-            seq_complete(out, items, check_items, dynamic, at)?;
+            seq_complete(out, prog.item_limits(items), check_items, dynamic, at)?;
         }
         Ok(if set {
             Value::Set(out)
@@ -168,7 +168,7 @@ impl<'a> Decoder<'a> {
         let mut out = Slots::new(self.bump, len);
         self.c.enter(at)?;
         // (A span the compiler built; an impossible one reads as no elements, not a panic.)
-        let ops = prog.tuple_elems.get(elems.range()).unwrap_or_default();
+        let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
         for (i, &op) in ops.iter().enumerate() {
             self.value_with(prog, prog.op(op), op, |v| out.push(v))
                 .map_err(|e| e.in_index(i))?;
