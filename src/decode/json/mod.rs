@@ -30,7 +30,7 @@ use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 
 use crate::decode::common::{
-    duplicate_attribute, map_complete, seq_complete, AttrTable, Counters, Pending, Seen,
+    duplicate_attribute, internal, map_complete, seq_complete, AttrTable, Counters, Pending, Seen,
 };
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
@@ -165,21 +165,21 @@ impl<'a> Decoder<'a> {
         self.pos = at.wrapping_add(1);
         self.c.enter(at)?;
         let code = prog.op(elem);
-        let start = self.seq.len();
-        let mut n = 0u32;
-        if self.first(b']') {
-            loop {
-                self.check_len(n)?;
-                self.value_with(prog, code, elem, |d, v| d.seq.push(v))
-                    .map_err(|e| e.in_index(n as usize))?;
-                // `n < max_container_len` (`check_len`): cannot wrap.
-                n = n.wrapping_add(1);
-                if !self.next(b']')? {
-                    break;
-                }
+        let out = if !self.first(b']') {
+            &[]
+        } else {
+            // A list of numbers or bools is counted first (its commas, 32 bytes at a time) and
+            // filled in place; anything else is collected in the scratch vector.
+            let counted = match code {
+                Op::Number | Op::Bool => scan::scalar_list_len(self.buf, self.pos)
+                    .filter(|&n| n <= self.options.limits.max_container_len),
+                _ => None,
+            };
+            match counted {
+                Some(n) => self.counted_seq(prog, code, elem, n, at)?,
+                None => self.collected_seq(prog, code, elem, at)?,
             }
-        }
-        let out = self.seal_seq(start, n, at)?;
+        };
         self.c.leave();
         let check_items = self.options.check_item_counts;
         let dynamic = matches!(code, Op::Dynamic);
@@ -191,6 +191,61 @@ impl<'a> Decoder<'a> {
         } else {
             Value::List(out)
         })
+    }
+
+    /// The elements of the list at `at` (not empty; `pos` at its first element), collected
+    /// in the scratch vector, then moved into the arena.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn collected_seq(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        elem: OpId,
+        at: usize,
+    ) -> Result<&'a [Value<'a>], Pending> {
+        let start = self.seq.len();
+        let mut n = 0u32;
+        loop {
+            self.check_len(n)?;
+            self.value_with(prog, code, elem, |d, v| d.seq.push(v))
+                .map_err(|e| e.in_index(n as usize))?;
+            // `n < max_container_len` (`check_len`): cannot wrap.
+            n = n.wrapping_add(1);
+            if !self.next(b']')? {
+                break;
+            }
+        }
+        self.seal_seq(start, n, at)
+    }
+
+    /// The `n` elements (counted by `scalar_list_len`, at most `max_container_len`) of the
+    /// list at `at`, written straight into their arena slots. Charged after they are read,
+    /// as [`collected_seq`](Decoder::collected_seq) charges, so errors come in the same order.
+    #[inline(never)]
+    fn counted_seq(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        elem: OpId,
+        n: u32,
+        at: usize,
+    ) -> Result<&'a [Value<'a>], Pending> {
+        let mut out = Slots::new(self.bump, n);
+        loop {
+            let i = out.written();
+            self.value_with(prog, code, elem, |_, v| out.push(v))
+                .map_err(|e| e.in_index(i))?;
+            if !self.next(b']')? {
+                break;
+            }
+        }
+        if out.written() != n as usize {
+            // Numbers, bools and nulls hold no comma: a list that parsed has one element per
+            // comma, plus one.
+            return Err(internal(at));
+        }
+        self.c.charge(n, VALUE, at)?;
+        Ok(out.finish(Value::Null))
     }
 
     /// The `n` elements of the list at `at`, from `start` in the scratch vector, charged and

@@ -15,6 +15,7 @@
 //! bytes just read at `i`, cannot wrap: it is written `i.wrapping_add(n)`, which compiles to
 //! the same add and spells out that it cannot panic.
 
+use crate::bytes::{byte_mask, BLOCK};
 use crate::decode::common::Pending;
 use crate::error::ErrorKind;
 
@@ -161,4 +162,45 @@ pub(super) fn show_byte(c: u8) -> String {
 pub(super) fn too_deep(at: usize, max_depth: u32) -> Pending {
     let msg = format!("nesting deeper than max_depth ({max_depth})");
     Pending::new(ErrorKind::Limit, at, msg)
+}
+
+/// The element count of a list of scalars whose first element is at `i` (the list is known
+/// not to be empty): the commas before its `]`, plus one, found 32 bytes at a time. `None`
+/// when a quote, a bracket or a brace comes before the `]` (a string, a container, or not
+/// JSON: the caller then collects the elements as they come), or the input ends first.
+///
+/// When the elements then decode as numbers, bools or nulls, which hold no comma, this is
+/// exactly their number; a list that does not parse fails before its count matters.
+#[inline]
+pub(super) fn scalar_list_len(buf: &[u8], mut i: usize) -> Option<u32> {
+    let mut commas: u32 = 0;
+    loop {
+        let rest = buf.get(i..)?;
+        let block = match rest.first_chunk::<BLOCK>() {
+            Some(block) => *block,
+            None => {
+                // The tail, padded with quotes: a list cut short answers `None`.
+                let mut block = [b'"'; BLOCK];
+                block.get_mut(..rest.len())?.copy_from_slice(rest);
+                block
+            }
+        };
+        let comma = byte_mask(&block, b',');
+        let close = byte_mask(&block, b']');
+        let other = byte_mask(&block, b'"')
+            | byte_mask(&block, b'[')
+            | byte_mask(&block, b'{')
+            | byte_mask(&block, b'}');
+        let stop = close | other;
+        if stop != 0 {
+            let first = stop & stop.wrapping_neg();
+            if first & close == 0 {
+                return None;
+            }
+            let before = comma & first.wrapping_sub(1);
+            return commas.checked_add(before.count_ones())?.checked_add(1);
+        }
+        commas = commas.checked_add(comma.count_ones())?;
+        i = i.wrapping_add(BLOCK);
+    }
 }
