@@ -10,6 +10,7 @@ use super::skip::skip;
 use super::string::{scan_string, string_body, ESCAPED};
 use super::Decoder;
 use crate::decode::common::{AttrTable, Pending};
+use crate::decode::slots::Slots;
 use crate::error::ErrorKind;
 use crate::number::is_valid_decimal;
 use crate::program::{Op, OpId, Program};
@@ -89,6 +90,57 @@ impl<'a> Decoder<'a> {
         };
         put(self, v);
         Ok(())
+    }
+
+    /// The elements of a list of numbers, from `pos` (its first element) through its `]`,
+    /// into `out`: number literals and compact separators in a loop of their own, with the
+    /// position in a register; anything else (whitespace, `null`, an error) through the
+    /// general [`value_with`](Decoder::value_with) and [`next`](Decoder::next), so values,
+    /// errors and their offsets are exactly theirs.
+    #[inline(never)]
+    pub(super) fn number_elements(
+        &mut self,
+        prog: &'a Program,
+        elem: OpId,
+        out: &mut Slots<'a, Value<'a>>,
+    ) -> Result<(), Pending> {
+        let buf = self.buf;
+        let mut pos = self.pos;
+        loop {
+            match buf.get(pos) {
+                Some(&c) if c == b'-' || c.is_ascii_digit() => {
+                    let (end, int) = number(buf, pos).map_err(|e| e.in_index(out.written()))?;
+                    out.push(match int {
+                        Some(i) => Value::Int(i),
+                        None => Value::Decimal(number_text(buf, pos, end)),
+                    });
+                    pos = end;
+                }
+                _ => {
+                    self.pos = pos;
+                    let i = out.written();
+                    self.value_with(prog, Op::Number, elem, |_, v| out.push(v))
+                        .map_err(|e| e.in_index(i))?;
+                    pos = self.pos;
+                }
+            }
+            match buf.get(pos) {
+                // (Past the byte just read: see `json_scan` on positions.)
+                Some(b',') => pos = pos.wrapping_add(1),
+                Some(b']') => {
+                    self.pos = pos.wrapping_add(1);
+                    return Ok(());
+                }
+                _ => {
+                    self.pos = pos;
+                    let more = self.next(b']')?;
+                    pos = self.pos;
+                    if !more {
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     /// `null` at `at`.
@@ -192,10 +244,7 @@ impl<'a> Decoder<'a> {
     /// The text of the number at `at..end` (ASCII, checked by the number scan).
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn number_text(&self, at: usize, end: usize) -> &'a str {
-        // (The number scan read `at..end`; empty if it somehow did not.)
-        let bytes: &'a [u8] = self.buf.get(at..end).unwrap_or_default();
-        // SAFETY: the number grammar admits only ASCII bytes.
-        unsafe { std::str::from_utf8_unchecked(bytes) }
+        number_text(self.buf, at, end)
     }
 
     /// A value of the wrong JSON kind for `code` (after validating that it starts like JSON).
@@ -345,4 +394,13 @@ impl<'a> Decoder<'a> {
 pub(super) fn string_limit(len: usize, max: u32, at: usize) -> Pending {
     let msg = format!("string of {len} bytes exceeds max_string_len ({max})");
     Pending::new(ErrorKind::Limit, at, msg)
+}
+
+/// The text of the number literal the number scan read at `at..end` of `buf`.
+#[inline(always)]
+fn number_text(buf: &[u8], at: usize, end: usize) -> &str {
+    // (The number scan read `at..end`; empty if it somehow did not.)
+    let bytes = buf.get(at..end).unwrap_or_default();
+    // SAFETY: the number grammar admits only ASCII bytes.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
 }

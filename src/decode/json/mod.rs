@@ -231,12 +231,16 @@ impl<'a> Decoder<'a> {
         at: usize,
     ) -> Result<&'a [Value<'a>], Pending> {
         let mut out = Slots::new(self.bump, n);
-        loop {
-            let i = out.written();
-            self.value_with(prog, code, elem, |_, v| out.push(v))
-                .map_err(|e| e.in_index(i))?;
-            if !self.next(b']')? {
-                break;
+        if matches!(code, Op::Number) {
+            self.number_elements(prog, elem, &mut out)?;
+        } else {
+            loop {
+                let i = out.written();
+                self.value_with(prog, code, elem, |_, v| out.push(v))
+                    .map_err(|e| e.in_index(i))?;
+                if !self.next(b']')? {
+                    break;
+                }
             }
         }
         if out.written() != n as usize {

@@ -204,3 +204,51 @@ pub(super) fn scalar_list_len(buf: &[u8], mut i: usize) -> Option<u32> {
         i = i.wrapping_add(BLOCK);
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
+mod tests {
+    use super::*;
+
+    /// The count `scalar_list_len` must give, byte by byte.
+    fn naive(buf: &[u8], i: usize) -> Option<u32> {
+        let rest = &buf[i..];
+        let stop = rest.iter().position(|c| b"]\"[{}".contains(c))?;
+        if rest[stop] != b']' {
+            return None;
+        }
+        Some(rest[..stop].iter().filter(|&&c| c == b',').count() as u32 + 1)
+    }
+
+    #[test]
+    fn scalar_list_len_equals_the_naive_count() {
+        let pieces: [&[u8]; 9] = [b"1", b",", b" ", b"-2.5e3", b"null", b"]", b"\"", b"[", b"}"];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..200 {
+            for _ in 0..20 {
+                let mut text = Vec::new();
+                while text.len() < len {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // Mostly elements and commas, now and then a stop byte.
+                    let k = (x % 40) as usize;
+                    text.extend_from_slice(pieces[if k < 36 { k % 5 } else { k - 31 }]);
+                }
+                for start in [0, text.len() / 2] {
+                    assert_eq!(
+                        scalar_list_len(&text, start),
+                        naive(&text, start),
+                        "{:?} from {start}",
+                        String::from_utf8_lossy(&text)
+                    );
+                }
+            }
+        }
+        assert_eq!(scalar_list_len(b"1,2,3]", 0), Some(3));
+        assert_eq!(scalar_list_len(b"1,2,3", 0), None);
+        assert_eq!(scalar_list_len(b"1,\"2\",3]", 0), None);
+        let long = [&b"12,"[..]; 40].concat();
+        assert_eq!(scalar_list_len(&[&long[..], b"7]"].concat(), 0), Some(41));
+    }
+}
