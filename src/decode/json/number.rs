@@ -69,7 +69,9 @@ fn fraction_and_exponent(buf: &[u8], at: usize, mut i: usize) -> Result<usize, P
 fn digits_value(mut digits: &[u8]) -> u64 {
     let mut v: u64 = 0;
     while let Some((eight, rest)) = digits.split_first_chunk::<8>() {
-        v = v.wrapping_mul(100_000_000).wrapping_add(eight_digits(eight));
+        v = v
+            .wrapping_mul(100_000_000)
+            .wrapping_add(eight_digits(eight));
         digits = rest;
     }
     for &d in digits {

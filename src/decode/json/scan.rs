@@ -222,7 +222,9 @@ mod tests {
 
     #[test]
     fn scalar_list_len_equals_the_naive_count() {
-        let pieces: [&[u8]; 9] = [b"1", b",", b" ", b"-2.5e3", b"null", b"]", b"\"", b"[", b"}"];
+        let pieces: [&[u8]; 9] = [
+            b"1", b",", b" ", b"-2.5e3", b"null", b"]", b"\"", b"[", b"}",
+        ];
         let mut x = 0x2545_f491_4f6c_dd1du64;
         for len in 0..200 {
             for _ in 0..20 {

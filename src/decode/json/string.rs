@@ -253,14 +253,20 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
     // (`n` is at most `isize::MAX`, so `n + 32` cannot wrap; `w <= r <= n` throughout, and
     // the `r`/`w` steps below move over bytes just read and written.)
     let dst = bump.alloc_slice_fill_with(n.wrapping_add(BLOCK), |_| MaybeUninit::<u8>::uninit());
+    let src = raw.as_ptr();
+    let out = dst.as_mut_ptr().cast::<u8>();
     let (mut r, mut w) = (0usize, 0usize);
     loop {
-        while let (Some(block), Some(out)) = (
-            raw.get(r..).and_then(|c| c.first_chunk::<BLOCK>()),
-            dst.get_mut(w..).and_then(|o| o.first_chunk_mut::<BLOCK>()),
-        ) {
-            *out = block.map(MaybeUninit::new);
-            let m = byte_mask(block, b'\\');
+        // Whole blocks, with one bounds check each: copy 32 bytes, then keep those before the
+        // first backslash.
+        while r.wrapping_add(BLOCK) <= n {
+            // SAFETY: `r + 32 <= n`: the 32 bytes at `r` are inside `raw`. `w <= r`, so the 32
+            // bytes at `w` are inside `dst`, which is `n + 32` bytes long; they are written,
+            // never read, so their being uninitialised does not matter.
+            let block = unsafe { src.add(r).cast::<[u8; BLOCK]>().read_unaligned() };
+            // SAFETY: as above.
+            unsafe { out.add(w).cast::<[u8; BLOCK]>().write_unaligned(block) };
+            let m = byte_mask(&block, b'\\');
             if m == 0 {
                 r = r.wrapping_add(BLOCK);
                 w = w.wrapping_add(BLOCK);
@@ -269,34 +275,35 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
             let k = m.trailing_zeros() as usize;
             r = r.wrapping_add(k);
             w = w.wrapping_add(k);
+            // The escape at `r`; the common ones, one byte for two, inline.
+            let simple = raw
+                .get(r.wrapping_add(1))
+                .map_or(NOT_SIMPLE, |&c| simple_escape(c));
+            if simple != NOT_SIMPLE {
+                // SAFETY: `w <= r < n`: inside `dst`.
+                unsafe { out.add(w).write(simple) };
+                r = r.wrapping_add(2);
+                w = w.wrapping_add(1);
+                continue;
+            }
+            (r, w) = unicode_escape(raw, r, at, dst, w)?;
+        }
+        // The tail, byte by byte.
+        while let Some(&c) = raw.get(r).filter(|&&c| c != b'\\') {
+            let Some(slot) = dst.get_mut(w) else {
+                return Err(overrun(at));
+            };
+            slot.write(c);
+            r = r.wrapping_add(1);
+            w = w.wrapping_add(1);
+        }
+        if r >= n {
             break;
         }
-        if n.saturating_sub(r) < BLOCK {
-            // The tail, byte by byte.
-            while let Some(&c) = raw.get(r).filter(|&&c| c != b'\\') {
-                let Some(slot) = dst.get_mut(w) else {
-                    return Err(overrun(at));
-                };
-                slot.write(c);
-                r = r.wrapping_add(1);
-                w = w.wrapping_add(1);
-            }
-            if r >= n {
-                break;
-            }
-        }
-        let simple = match raw.get(r.wrapping_add(1)) {
-            Some(b'"') => b'"',
-            Some(b'\\') => b'\\',
-            Some(b'/') => b'/',
-            Some(b'n') => b'\n',
-            Some(b't') => b'\t',
-            Some(b'r') => b'\r',
-            Some(b'b') => 0x08,
-            Some(b'f') => 0x0c,
-            _ => 0xff,
-        };
-        if simple != 0xff {
+        let simple = raw
+            .get(r.wrapping_add(1))
+            .map_or(NOT_SIMPLE, |&c| simple_escape(c));
+        if simple != NOT_SIMPLE {
             let Some(slot) = dst.get_mut(w) else {
                 return Err(overrun(at));
             };
@@ -305,17 +312,7 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
             w = w.wrapping_add(1);
             continue;
         }
-        let (c, used) = escape(raw, r, at)?;
-        let mut utf8 = [0u8; 4];
-        let encoded = c.encode_utf8(&mut utf8).as_bytes();
-        let Some(out) = dst.get_mut(w..w.wrapping_add(encoded.len())) else {
-            return Err(overrun(at));
-        };
-        for (o, &b) in out.iter_mut().zip(encoded) {
-            o.write(b);
-        }
-        w = w.wrapping_add(encoded.len());
-        r = r.wrapping_add(used);
+        (r, w) = unicode_escape(raw, r, at, dst, w)?;
     }
     let Some(out) = dst.get(..w) else {
         return Err(overrun(at));
@@ -328,6 +325,53 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
         let bytes = std::slice::from_raw_parts(out.as_ptr().cast::<u8>(), w);
         std::str::from_utf8_unchecked(bytes)
     })
+}
+
+/// [`simple_escape`]'s answer for a byte that does not make a one-byte escape.
+const NOT_SIMPLE: u8 = 0xff;
+
+/// What `\c` decodes to for the one-byte escapes (`\"`, `\\`, `\/`, `\n`, `\t`, `\r`,
+/// `\b`, `\f`), else [`NOT_SIMPLE`].
+#[inline(always)]
+fn simple_escape(c: u8) -> u8 {
+    // In bounds: every index is a byte below 256, the table's length; and this runs at
+    // compile time, where an out-of-bounds index would fail the build, not a decode.
+    #[allow(clippy::indexing_slicing)]
+    static TABLE: [u8; 256] = {
+        let mut t = [NOT_SIMPLE; 256];
+        t[b'"' as usize] = b'"';
+        t[b'\\' as usize] = b'\\';
+        t[b'/' as usize] = b'/';
+        t[b'n' as usize] = b'\n';
+        t[b't' as usize] = b'\t';
+        t[b'r' as usize] = b'\r';
+        t[b'b' as usize] = 0x08;
+        t[b'f' as usize] = 0x0c;
+        t
+    };
+    // (A `u8` indexes the 256 entries: the check compiles away.)
+    TABLE.get(usize::from(c)).copied().unwrap_or(NOT_SIMPLE)
+}
+
+/// A `\u` escape (or an invalid one) at `raw[r]`, written at `dst[w]`: the positions after it.
+#[inline(never)]
+fn unicode_escape(
+    raw: &[u8],
+    r: usize,
+    at: usize,
+    dst: &mut [MaybeUninit<u8>],
+    w: usize,
+) -> Result<(usize, usize), Pending> {
+    let (c, used) = escape(raw, r, at)?;
+    let mut utf8 = [0u8; 4];
+    let encoded = c.encode_utf8(&mut utf8).as_bytes();
+    let Some(out) = dst.get_mut(w..w.wrapping_add(encoded.len())) else {
+        return Err(overrun(at));
+    };
+    for (o, &b) in out.iter_mut().zip(encoded) {
+        o.write(b);
+    }
+    Ok((r.wrapping_add(used), w.wrapping_add(encoded.len())))
 }
 
 /// The escape at `raw[j]` (a backslash): the character and the bytes it used.
