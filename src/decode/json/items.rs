@@ -4,7 +4,7 @@
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
 //! `json_scan` on positions).
 
-use super::number::number;
+use super::number::{number, short_number};
 use super::scan::{colon, eof, expected, literal, unexpected, ws};
 use super::skip::skip;
 use super::string::{scan_string, string_body, ESCAPED};
@@ -109,7 +109,10 @@ impl<'a> Decoder<'a> {
         loop {
             match buf.get(pos) {
                 Some(&c) if c == b'-' || c.is_ascii_digit() => {
-                    let (end, int) = number(buf, pos).map_err(|e| e.in_index(out.written()))?;
+                    let (end, int) = match short_number(buf, pos) {
+                        Some(found) => found,
+                        None => number(buf, pos).map_err(|e| e.in_index(out.written()))?,
+                    };
                     out.push(match int {
                         Some(i) => Value::Int(i),
                         None => Value::Decimal(number_text(buf, pos, end)),

@@ -64,6 +64,96 @@ fn fraction_and_exponent(buf: &[u8], at: usize, mut i: usize) -> Result<usize, P
     Ok(i)
 }
 
+/// A number at `at` in its common forms, `-?int` and `-?int.digits`, read from the one
+/// 32-byte block at `at` with one digit mask: `Some` with exactly what [`number`] returns when
+/// the number and the byte after it lie inside the block and it has no exponent; `None` for
+/// anything else (the caller then calls [`number`], which also reports every error).
+#[inline(always)]
+pub(super) fn short_number(buf: &[u8], at: usize) -> Option<(usize, Option<i64>)> {
+    let block = buf.get(at..)?.first_chunk::<BLOCK>()?;
+    let neg = block.first() == Some(&b'-');
+    let start = neg as usize;
+    let (digits, _) = digit_dot_masks(block);
+    // (As a u64 the shifts below stay in range and a run always ends by bit 32.)
+    let digits = u64::from(digits);
+    let int_len = (!(digits >> start)).trailing_zeros() as usize;
+    if int_len == 0 || (int_len > 1 && block.get(start) == Some(&b'0')) {
+        return None;
+    }
+    let int_end = start.wrapping_add(int_len);
+    let next = *block.get(int_end)?;
+    if !is_word(next) {
+        let end = at.wrapping_add(int_end);
+        if int_len > 19 {
+            return Some((end, None));
+        }
+        let v = block_digits_value(block, start, int_len);
+        let int = if neg {
+            0i64.checked_sub_unsigned(v)
+        } else {
+            i64::try_from(v).ok()
+        };
+        return Some((end, int));
+    }
+    if next != b'.' {
+        return None;
+    }
+    let frac_start = int_end.wrapping_add(1);
+    let frac_len = (!(digits >> frac_start)).trailing_zeros() as usize;
+    let end = frac_start.wrapping_add(frac_len);
+    if frac_len == 0 || is_word(*block.get(end)?) {
+        return None;
+    }
+    Some((at.wrapping_add(end), None))
+}
+
+/// The value of the `len` (1 to 19) digits at `block[start..]` (`start` 0 or 1), eight at a
+/// time, the last group masked in place: no loop over single digits.
+#[inline(always)]
+fn block_digits_value(block: &[u8; BLOCK], start: usize, len: usize) -> u64 {
+    /// 10^k for k = 0..=8.
+    const POW10: [u64; 9] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+    ];
+    let word = |i: usize| {
+        // `start + 24 <= 25`: every group read lies inside the block.
+        let bytes = block.get(i..).and_then(|b| b.first_chunk::<8>()).copied();
+        u64::from_le_bytes(bytes.unwrap_or([b'0'; 8]))
+    };
+    // The last group, `k` (1 to 8) digits: moved to the top of the word, so the bytes after
+    // it fall out and zeros (leading zeros) come in below. The subtraction first: bytes past
+    // the digits may borrow, but only upward, into bytes that are shifted out.
+    let last = |i: usize, k: usize| {
+        let shift = (8usize.wrapping_sub(k) as u32).wrapping_mul(8);
+        lanes_value(word(i).wrapping_sub(0x3030_3030_3030_3030) << shift)
+    };
+    if len <= 8 {
+        return last(start, len);
+    }
+    let first = eight_digits(&word(start).to_le_bytes());
+    let rest = len.wrapping_sub(8);
+    if rest <= 8 {
+        let scale = POW10.get(rest).copied().unwrap_or(1);
+        return first
+            .wrapping_mul(scale)
+            .wrapping_add(last(start.wrapping_add(8), rest));
+    }
+    let second = eight_digits(&word(start.wrapping_add(8)).to_le_bytes());
+    let rest = rest.wrapping_sub(8);
+    let scale = POW10.get(rest).copied().unwrap_or(1);
+    let head = first.wrapping_mul(100_000_000).wrapping_add(second);
+    head.wrapping_mul(scale)
+        .wrapping_add(last(start.wrapping_add(16), rest))
+}
+
 /// The value of at most 19 ASCII digits: eight at a time (SWAR), then one at a time.
 #[inline(always)]
 fn digits_value(mut digits: &[u8]) -> u64 {
@@ -83,10 +173,16 @@ fn digits_value(mut digits: &[u8]) -> u64 {
 /// The value of eight ASCII digits, the first the most significant, in three multiplies.
 #[inline(always)]
 fn eight_digits(eight: &[u8; 8]) -> u64 {
-    // Little-endian, so the first digit is the lowest byte. Each step joins neighbouring
-    // lanes, `high lane + low lane * 10^k` (bytes, then 16-bit, then 32-bit lanes), and masks
-    // off the lanes that now hold partial sums. Lanes never overflow: 99, 9999, 99999999.
-    let v = u64::from_le_bytes(*eight).wrapping_sub(0x3030_3030_3030_3030);
+    lanes_value(u64::from_le_bytes(*eight).wrapping_sub(0x3030_3030_3030_3030))
+}
+
+/// The value of eight digit values 0-9 in the bytes of `v`, the lowest byte the most
+/// significant digit.
+#[inline(always)]
+fn lanes_value(v: u64) -> u64 {
+    // Each step joins neighbouring lanes, `high lane + low lane * 10^k` (bytes, then 16-bit,
+    // then 32-bit lanes), and masks off the lanes that now hold partial sums. Lanes never
+    // overflow: 99, 9999, 99999999.
     let v = v.wrapping_mul(10).wrapping_add(v >> 8) & 0x00ff_00ff_00ff_00ff;
     let v = v.wrapping_mul(100).wrapping_add(v >> 16) & 0x0000_ffff_0000_ffff;
     v.wrapping_mul(10_000).wrapping_add(v >> 32) & 0xffff_ffff
@@ -194,6 +290,61 @@ mod tests {
         assert_eq!(eight_digits(b"12345678"), 12_345_678);
         assert_eq!(eight_digits(b"00000001"), 1);
         assert_eq!(eight_digits(b"99999999"), 99_999_999);
+    }
+
+    #[test]
+    fn short_numbers_equal_the_general_scan() {
+        let alphabet = b"0123456789-.eE+,] x0";
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut text = Vec::new();
+        let mut checked = 0;
+        for round in 0..200_000 {
+            text.clear();
+            let len = round % 40;
+            // Mostly digits, with a sign, a point and stops now and then.
+            for k in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let pick = (x % 64) as usize;
+                let c = if k == 0 && pick < 8 {
+                    b'-'
+                } else if pick < 44 {
+                    b'0' + (pick % 10) as u8
+                } else {
+                    alphabet[pick % alphabet.len()]
+                };
+                text.push(c);
+            }
+            text.extend_from_slice(b",]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+            if let Some(short) = short_number(&text, 0) {
+                checked += 1;
+                let general = number(&text, 0).map_err(|p| p.0 .2);
+                assert_eq!(Ok(short), general, "{:?}", String::from_utf8_lossy(&text));
+            }
+        }
+        assert!(checked > 50_000, "{checked}");
+        for (text, want) in [
+            (&b"0,"[..], Some((1, Some(0)))),
+            (b"-0]", Some((2, Some(0)))),
+            (b"12345678901234567,", Some((17, Some(12345678901234567)))),
+            (b"9223372036854775807,", Some((19, Some(i64::MAX)))),
+            (b"-9223372036854775808,", Some((20, Some(i64::MIN)))),
+            (b"9999999999999999999,", Some((19, None))),
+            (b"1.25]", Some((4, None))),
+            (b"1e5,", None),
+            (b"01,", None),
+            (b"1.,", None),
+        ] {
+            let mut padded = text.to_vec();
+            padded.resize(40, b' ');
+            assert_eq!(
+                short_number(&padded, 0),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
     }
 
     #[test]
