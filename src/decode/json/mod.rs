@@ -376,42 +376,44 @@ impl<'a> Decoder<'a> {
         let mut out = Slots::new(self.bump, attrs.len);
         self.c.enter(at)?;
         let table = AttrTable::of(prog, attrs);
-        // Keys in order: key `i` of the input is attribute `i`, in slot `i`. After the first
-        // key out of order, every slot is filled with null and a bitmap marks those set.
-        let mut seen: Option<Seen<'a>> = None;
-        // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
-        let fast_keys = !self.c.check_key_lengths;
         let mut keys = 0u32;
-        if self.first(b'}') {
-            loop {
-                // A key count fits a `u32`, as a MessagePack map's does.
-                if keys == u32::MAX {
-                    return Err(too_many_keys(self.pos));
-                }
-                keys = keys.wrapping_add(1);
+        let mut more = self.first(b'}');
+        // Keys in order, as go-cty writes them: key `i` of the input is the expected attribute
+        // `i`, compared quoted with its colon, and goes to slot `i`.
+        // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
+        if !self.c.check_key_lengths {
+            while more {
                 let i = out.written();
-                match table.entries.get(i) {
-                    // The expected key, quoted, with its colon.
-                    Some(entry)
-                        if fast_keys
-                            && seen.is_none()
-                            && entry.matches_json(self.buf, self.pos) =>
-                    {
-                        // The key's bytes are at `pos`: `pos + len <= buf.len()`.
-                        self.pos = self.pos.wrapping_add(entry.json_len());
-                        // SAFETY: `i` slots are written and `i < entries.len()`, the number of
-                        // slots (both are the span `attrs`, or `entries` is empty).
-                        self.value_with(prog, entry.code, entry.op, |_, v| unsafe {
-                            out.push_unchecked(v)
-                        })
-                        .map_err(|e| e.in_attr(table.name(i)))?;
-                    }
-                    _ => self.object_entry(prog, &table, &mut out, &mut seen)?,
-                }
-                if !self.next(b'}')? {
+                let Some(entry) = table.entries.get(i) else {
+                    break;
+                };
+                if !entry.matches_json(self.buf, self.pos) {
                     break;
                 }
+                // `keys <= i < entries.len()`, a `u32`: cannot wrap.
+                keys = keys.wrapping_add(1);
+                // The key's bytes are at `pos`: `pos + len <= buf.len()`.
+                self.pos = self.pos.wrapping_add(entry.json_len());
+                // SAFETY: `i` slots are written and `i < entries.len()`, the number of slots
+                // (both are the span `attrs`, or `entries` is empty).
+                self.value_with(prog, entry.code, entry.op, |_, v| unsafe {
+                    out.push_unchecked(v)
+                })
+                .map_err(|e| e.in_attr(table.name(i)))?;
+                more = self.next(b'}')?;
             }
+        }
+        // Any other key, and every key after it: read in full and looked up; after the first
+        // key out of order, every slot is filled with null and a bitmap marks those set.
+        let mut seen: Option<Seen<'a>> = None;
+        while more {
+            // A key count fits a `u32`, as a MessagePack map's does.
+            if keys == u32::MAX {
+                return Err(too_many_keys(self.pos));
+            }
+            keys = keys.wrapping_add(1);
+            self.object_entry(prog, &table, &mut out, &mut seen)?;
+            more = self.next(b'}')?;
         }
         self.c.leave();
         Ok(Value::Object(Object::from_slice(
