@@ -75,6 +75,7 @@ mod bytes;
 mod compile;
 mod decode;
 pub mod dump;
+mod encode;
 mod error;
 mod limits;
 mod number;
@@ -83,6 +84,7 @@ pub mod schema;
 pub mod state;
 mod value;
 
+pub use encode::{EncodeError, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
 pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};
 pub use number::Number;

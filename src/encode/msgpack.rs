@@ -1,0 +1,356 @@
+//! The MessagePack encoder: a value of a program's type → the bytes go-cty's `msgpack.Marshal`
+//! writes for it (`../shared/research/reference-semantics.md` §1.6).
+//!
+//! Object attributes in name order (the program's order, bytewise) with every attribute
+//! written; map keys sorted bytewise (a key the wire repeated is written once, with its last
+//! value, as go-cty's map holds it); integers in the smallest format, non-negative ones in the
+//! uint formats; numbers as go-cty chooses between int, float64 and decimal text
+//! (`encode/number.rs`); a value at a `dynamic` position as `[bin(type JSON), value]`; an
+//! unknown as `d4 00 00`, or extension 12 with its refinements in go-cty's order; sets in the
+//! order they hold.
+
+use super::number::{written, Written};
+use super::EncodeError;
+use crate::number::Number;
+use crate::program::{Op, OpId, Program};
+use crate::value::{Refinements, Value};
+
+/// Writes values into a caller's buffer; holds the scratch that sorting map keys needs, so a
+/// reused encoder allocates nothing per value once warm.
+#[derive(Default)]
+pub struct MsgpackEncoder {
+    order: Vec<u32>,
+}
+
+impl MsgpackEncoder {
+    /// A new encoder.
+    pub fn new() -> MsgpackEncoder {
+        MsgpackEncoder::default()
+    }
+
+    /// Appends the encoding of `value`, a value of `program`'s type, to `out`.
+    pub fn encode(
+        &mut self,
+        program: &Program,
+        value: Value<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        self.value(program, program.root(), value, out)
+    }
+
+    fn value(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        v: Value<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let code = prog.op(op);
+        match (code, v) {
+            (_, Value::Null) => out.push(0xc0),
+            (Op::Dynamic, Value::Unknown(_)) => out.extend_from_slice(&[0xd4, 0, 0]),
+            (_, Value::Unknown(r)) => unknown(code, r, out),
+            (Op::Bool, Value::Bool(b)) => out.push(if b { 0xc3 } else { 0xc2 }),
+            (Op::Number, v) if v.as_number().is_some() && !matches!(v, Value::Dynamic(_)) => {
+                number(&v.as_number().unwrap_or(Number::Int(0)), out)
+            }
+            (Op::String, Value::String(s)) => str(s, out),
+            (Op::List { elem, .. }, Value::List(e)) | (Op::Set { elem, .. }, Value::Set(e)) => {
+                array_header(e.len(), out);
+                for (i, x) in e.iter().enumerate() {
+                    self.value(prog, elem, *x, out).map_err(|e| e.in_index(i))?;
+                }
+            }
+            (Op::Tuple { elems }, Value::Tuple(e)) => {
+                let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
+                if ops.len() != e.len() {
+                    let msg = format!(
+                        "a tuple of {} elements for a type of {}",
+                        e.len(),
+                        ops.len()
+                    );
+                    return Err(EncodeError::new(msg));
+                }
+                array_header(e.len(), out);
+                for (i, (o, x)) in ops.iter().zip(e).enumerate() {
+                    self.value(prog, *o, *x, out).map_err(|e| e.in_index(i))?;
+                }
+            }
+            (Op::Map { elem }, Value::Map(entries)) => {
+                // Sorted bytewise, the last of a repeated key kept (a stable sort keeps the
+                // wire order among equal keys).
+                let mut order = std::mem::take(&mut self.order);
+                order.clear();
+                order.extend(0..entries.len() as u32);
+                let key = |i: &u32| entries.get(*i as usize).map_or("", |(k, _)| *k);
+                order.sort_by(|a, b| key(a).as_bytes().cmp(key(b).as_bytes()));
+                order.dedup_by(|later, earlier| {
+                    let same = key(later) == key(earlier);
+                    if same {
+                        std::mem::swap(later, earlier);
+                    }
+                    same
+                });
+                map_header(order.len(), out);
+                let mut result = Ok(());
+                for i in &order {
+                    let Some((k, x)) = entries.get(*i as usize) else {
+                        continue;
+                    };
+                    str(k, out);
+                    result = self.value(prog, elem, *x, out).map_err(|e| e.in_key(k));
+                    if result.is_err() {
+                        break;
+                    }
+                }
+                self.order = order;
+                result?;
+            }
+            (Op::Object { .. }, Value::Object(object)) if object.op() == op => {
+                let names = prog.attr_names(op);
+                let entries = prog.code.attrs.get(match code {
+                    Op::Object { attrs } => attrs.range(),
+                    _ => 0..0,
+                });
+                let entries = entries.unwrap_or_default();
+                map_header(names.len(), out);
+                for ((name, entry), x) in names.iter().zip(entries).zip(object.attrs()) {
+                    str(name, out);
+                    self.value(prog, entry.op, *x, out)
+                        .map_err(|e| e.in_attr(name))?;
+                }
+            }
+            (Op::Dynamic, Value::Dynamic(d)) => {
+                out.push(0x92);
+                let type_json = d.program.root_type().to_json();
+                bin(type_json.as_bytes(), out);
+                self.value(d.program, d.program.root(), d.value, out)?;
+            }
+            (_, v) => {
+                let what = match code {
+                    Op::String => "a string",
+                    Op::Number => "a number",
+                    Op::Bool => "a bool",
+                    Op::Dynamic => "a dynamic wrapper",
+                    Op::List { .. } => "a list",
+                    Op::Set { .. } => "a set",
+                    Op::Map { .. } => "a map",
+                    Op::Tuple { .. } => "a tuple",
+                    Op::Object { .. } => "an object of this program",
+                };
+                return Err(EncodeError::new(format!(
+                    "{what} expected, found {}",
+                    kind(v)
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A short name of a value's variant, for errors.
+fn kind(v: Value<'_>) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Unknown(_) => "unknown",
+        Value::Bool(_) => "bool",
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Decimal(_) => "number",
+        Value::String(_) => "string",
+        Value::List(_) => "list",
+        Value::Set(_) => "set",
+        Value::Tuple(_) => "tuple",
+        Value::Map(_) => "map",
+        Value::Object(_) => "object",
+        Value::Dynamic(_) => "dynamic value",
+    }
+}
+
+/// An unknown of op `code` (not dynamic): extension 12 with the refinements go-cty writes,
+/// `d4 00 00` when there are none. A "definitely null" refinement is go-cty's known null.
+fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) {
+    let Some(r) = r else {
+        out.extend_from_slice(&[0xd4, 0, 0]);
+        return;
+    };
+    if r.nullness == Some(true) {
+        out.push(0xc0);
+        return;
+    }
+    // The payload is written in place, after a one-byte map header (at most six entries: a
+    // fixmap) patched once they are counted; the extension header goes in front after that.
+    let start = out.len();
+    out.push(0x80);
+    let mut entries = 0u8;
+    if r.nullness == Some(false) {
+        out.extend_from_slice(&[0x01, 0xc2]);
+        entries += 1;
+    }
+    match code {
+        Op::String => {
+            if let Some(prefix) = r.string_prefix.filter(|p| !p.is_empty()) {
+                out.push(0x02);
+                str(prefix, out);
+                entries += 1;
+            }
+        }
+        Op::Number => {
+            for (key, bound) in [(0x03, r.number_lower), (0x04, r.number_upper)] {
+                if let Some((n, inclusive)) = bound.filter(|(n, _)| !n.is_infinite()) {
+                    out.extend_from_slice(&[key, 0x92]);
+                    number(&n, out);
+                    out.push(if inclusive { 0xc3 } else { 0xc2 });
+                    entries += 1;
+                }
+            }
+        }
+        Op::List { .. } | Op::Set { .. } | Op::Map { .. } => {
+            if let Some(lower) = r.length_lower.filter(|&l| l != 0) {
+                out.push(0x05);
+                int(lower as i64, out);
+                entries += 1;
+            }
+            if let Some(upper) = r.length_upper.filter(|&u| u != i64::MAX as u64) {
+                out.push(0x06);
+                int(upper as i64, out);
+                entries += 1;
+            }
+        }
+        _ => {}
+    }
+    if entries == 0 {
+        out.truncate(start);
+        out.extend_from_slice(&[0xd4, 0, 0]);
+        return;
+    }
+    if let Some(header) = out.get_mut(start) {
+        *header = 0x80 | entries;
+    }
+    let n = out.len() - start;
+    let mut header = [0u8; 6];
+    let used = match n {
+        1 | 2 | 4 | 8 | 16 => {
+            header[0] = 0xd4 + n.trailing_zeros() as u8;
+            1
+        }
+        n if n <= 0xff => {
+            header[..2].copy_from_slice(&[0xc7, n as u8]);
+            2
+        }
+        n if n <= 0xffff => {
+            header[0] = 0xc8;
+            header[1..3].copy_from_slice(&(n as u16).to_be_bytes());
+            3
+        }
+        n => {
+            header[0] = 0xc9;
+            header[1..5].copy_from_slice(&(n as u32).to_be_bytes());
+            5
+        }
+    };
+    header[used] = 0x0c;
+    out.splice(start..start, header[..=used].iter().copied());
+}
+
+/// A number as go-cty writes it.
+fn number(n: &Number<'_>, out: &mut Vec<u8>) {
+    match written(n) {
+        Written::Int(i) => int(i, out),
+        Written::Float(f) => {
+            out.push(0xcb);
+            out.extend_from_slice(&f.to_bits().to_be_bytes());
+        }
+        Written::Text(t) => str(&t, out),
+    }
+}
+
+/// An integer in the smallest format, non-negative values in the uint formats.
+fn int(i: i64, out: &mut Vec<u8>) {
+    if i >= 0 {
+        let u = i as u64;
+        if u <= 0x7f {
+            out.push(u as u8);
+        } else if u <= 0xff {
+            out.extend_from_slice(&[0xcc, u as u8]);
+        } else if u <= 0xffff {
+            out.push(0xcd);
+            out.extend_from_slice(&(u as u16).to_be_bytes());
+        } else if u <= 0xffff_ffff {
+            out.push(0xce);
+            out.extend_from_slice(&(u as u32).to_be_bytes());
+        } else {
+            out.push(0xcf);
+            out.extend_from_slice(&u.to_be_bytes());
+        }
+    } else if i >= -32 {
+        out.push(i as u8);
+    } else if i >= -128 {
+        out.extend_from_slice(&[0xd0, i as u8]);
+    } else if i >= -32768 {
+        out.push(0xd1);
+        out.extend_from_slice(&(i as i16).to_be_bytes());
+    } else if i >= i32::MIN as i64 {
+        out.push(0xd2);
+        out.extend_from_slice(&(i as i32).to_be_bytes());
+    } else {
+        out.push(0xd3);
+        out.extend_from_slice(&i.to_be_bytes());
+    }
+}
+
+/// A string: fixstr, str8, str16 or str32.
+fn str(s: &str, out: &mut Vec<u8>) {
+    let n = s.len();
+    if n <= 31 {
+        out.push(0xa0 | n as u8);
+    } else if n <= 0xff {
+        out.extend_from_slice(&[0xd9, n as u8]);
+    } else if n <= 0xffff {
+        out.push(0xda);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(0xdb);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Bytes: bin8, bin16 or bin32.
+fn bin(b: &[u8], out: &mut Vec<u8>) {
+    let n = b.len();
+    if n <= 0xff {
+        out.extend_from_slice(&[0xc4, n as u8]);
+    } else if n <= 0xffff {
+        out.push(0xc5);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(0xc6);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+    out.extend_from_slice(b);
+}
+
+/// An array header: fixarray, array16 or array32.
+fn array_header(n: usize, out: &mut Vec<u8>) {
+    if n <= 15 {
+        out.push(0x90 | n as u8);
+    } else if n <= 0xffff {
+        out.push(0xdc);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(0xdd);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+}
+
+/// A map header: fixmap, map16 or map32.
+fn map_header(n: usize, out: &mut Vec<u8>) {
+    if n <= 15 {
+        out.push(0x80 | n as u8);
+    } else if n <= 0xffff {
+        out.push(0xde);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(0xdf);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+}
