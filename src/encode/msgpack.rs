@@ -77,24 +77,32 @@ impl MsgpackEncoder {
                 }
             }
             (Op::Map { elem }, Value::Map(entries)) => {
-                // Sorted bytewise, the last of a repeated key kept (a stable sort keeps the
-                // wire order among equal keys).
-                let mut order = std::mem::take(&mut self.order);
-                order.clear();
-                order.extend(0..entries.len() as u32);
-                let key = |i: &u32| entries.get(*i as usize).map_or("", |(k, _)| *k);
-                order.sort_by(|a, b| key(a).as_bytes().cmp(key(b).as_bytes()));
-                order.dedup_by(|later, earlier| {
-                    let same = key(later) == key(earlier);
-                    if same {
-                        std::mem::swap(later, earlier);
-                    }
-                    same
-                });
-                map_header(order.len(), out);
+                // Sorted bytewise, the last of a repeated key kept. The indices go on the end
+                // of the shared scratch (maps inside this one push theirs after them), sorted
+                // by key and then index (an unstable sort: no allocation).
+                let key = |i: u32| entries.get(i as usize).map_or("", |(k, _)| *k);
+                let base = self.order.len();
+                self.order.extend(0..entries.len() as u32);
+                if let Some(mine) = self.order.get_mut(base..) {
+                    mine.sort_unstable_by(|a, b| {
+                        key(*a).as_bytes().cmp(key(*b).as_bytes()).then(a.cmp(b))
+                    });
+                }
+                let n = entries.len();
+                // Position `j` of the sorted run is written unless the next has the same key.
+                let last_of_key = |order: &[u32], j: usize| {
+                    let this = order.get(base + j).map_or("", |&i| key(i));
+                    j + 1 == n || order.get(base + j + 1).map_or("", |&i| key(i)) != this
+                };
+                let unique = (0..n).filter(|&j| last_of_key(&self.order, j)).count();
+                map_header(unique, out);
                 let mut result = Ok(());
-                for i in &order {
-                    let Some((k, x)) = entries.get(*i as usize) else {
+                for j in 0..n {
+                    if !last_of_key(&self.order, j) {
+                        continue;
+                    }
+                    let i = self.order.get(base + j).copied().unwrap_or(0);
+                    let Some((k, x)) = entries.get(i as usize) else {
                         continue;
                     };
                     str(k, out);
@@ -103,7 +111,7 @@ impl MsgpackEncoder {
                         break;
                     }
                 }
-                self.order = order;
+                self.order.truncate(base);
                 result?;
             }
             (Op::Object { .. }, Value::Object(object)) if object.op() == op => {
@@ -122,8 +130,7 @@ impl MsgpackEncoder {
             }
             (Op::Dynamic, Value::Dynamic(d)) => {
                 out.push(0x92);
-                let type_json = d.program.root_type().to_json();
-                bin(type_json.as_bytes(), out);
+                type_json(d.program, out);
                 self.value(d.program, d.program.root(), d.value, out)?;
             }
             (_, v) => {
@@ -248,7 +255,7 @@ fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) {
         }
     };
     header[used] = 0x0c;
-    out.splice(start..start, header[..=used].iter().copied());
+    insert(out, start, &header[..=used]);
 }
 
 /// A number as go-cty writes it.
@@ -260,6 +267,17 @@ fn number(n: &Number<'_>, out: &mut Vec<u8>) {
             out.extend_from_slice(&f.to_bits().to_be_bytes());
         }
         Written::Text(t) => str(&t, out),
+    }
+}
+
+/// Inserts `bytes` at `at` (a header in front of what was just written), shifting the rest:
+/// no allocation beyond the buffer's own growth (`Vec::splice` would collect).
+fn insert(out: &mut Vec<u8>, at: usize, bytes: &[u8]) {
+    let end = out.len();
+    out.extend_from_slice(bytes);
+    out.copy_within(at..end, at + bytes.len());
+    if let Some(front) = out.get_mut(at..at + bytes.len()) {
+        front.copy_from_slice(bytes);
     }
 }
 
@@ -314,19 +332,35 @@ fn str(s: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// Bytes: bin8, bin16 or bin32.
-fn bin(b: &[u8], out: &mut Vec<u8>) {
-    let n = b.len();
-    if n <= 0xff {
-        out.extend_from_slice(&[0xc4, n as u8]);
-    } else if n <= 0xffff {
-        out.push(0xc5);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else {
-        out.push(0xc6);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
+/// The compact type JSON of `program`'s type as bin8, bin16 or bin32: written in place (no
+/// string in between), then its header put in front.
+fn type_json(program: &Program, out: &mut Vec<u8>) {
+    /// `fmt::Write` into the output buffer.
+    struct Bytes<'v>(&'v mut Vec<u8>);
+    impl std::fmt::Write for Bytes<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.extend_from_slice(s.as_bytes());
+            Ok(())
+        }
     }
-    out.extend_from_slice(b);
+    let start = out.len();
+    // (Writing into a `Vec` cannot fail.)
+    let _ = std::fmt::Write::write_fmt(&mut Bytes(out), format_args!("{}", program.root_type()));
+    let n = out.len() - start;
+    let mut header = [0u8; 5];
+    let used = if n <= 0xff {
+        header[..2].copy_from_slice(&[0xc4, n as u8]);
+        2
+    } else if n <= 0xffff {
+        header[0] = 0xc5;
+        header[1..3].copy_from_slice(&(n as u16).to_be_bytes());
+        3
+    } else {
+        header[0] = 0xc6;
+        header[1..5].copy_from_slice(&(n as u32).to_be_bytes());
+        5
+    };
+    insert(out, start, &header[..used]);
 }
 
 /// An array header: fixarray, array16 or array32.

@@ -47,6 +47,9 @@ fn float<'a>(f: f64) -> Written<'a> {
 
 /// Decimal text as received (valid in Go's `ParseFloat` grammar).
 fn decimal(text: &str) -> Written<'_> {
+    if let Some(w) = canonical(text) {
+        return w;
+    }
     let norm = normalize_decimal(text);
     match &*norm {
         "+Inf" => return Written::Float(f64::INFINITY),
@@ -69,6 +72,81 @@ fn decimal(text: &str) -> Written<'_> {
         Written::Text(Cow::Borrowed(text))
     } else {
         Written::Text(Cow::Owned(exact))
+    }
+}
+
+/// The answer for text already in go-cty's plain form (`-?(0|[1-9][0-9]*)(.[0-9]*[1-9])?`,
+/// what it writes for numbers that are neither `int64` nor float64), without allocating,
+/// from its digits as a `u128` (up to 38 digits). Beyond 38 digits only the cheap
+/// disproofs: an integer that a float64 holds is a multiple of 2^74 there (so its last 38
+/// digits are a multiple of 2^38), and a non-integer's expansion ends in 5. `None` sends
+/// anything else to the general path.
+fn canonical(text: &str) -> Option<Written<'_>> {
+    let b = text.as_bytes();
+    let negative = b.first() == Some(&b'-');
+    let digits = if negative { b.get(1..)? } else { b };
+    let (int, frac) = match digits.iter().position(|&c| c == b'.') {
+        Some(p) => (digits.get(..p)?, digits.get(p + 1..)),
+        None => (digits, None),
+    };
+    let plain_int = !int.is_empty()
+        && int.iter().all(u8::is_ascii_digit)
+        && (int.len() == 1 || int.first() != Some(&b'0'));
+    if !plain_int {
+        return None;
+    }
+    let as_text = || Some(Written::Text(Cow::Borrowed(text)));
+    let value = |ds: &[&[u8]]| -> Option<u128> {
+        let mut v: u128 = 0;
+        for d in ds.iter().flat_map(|d| d.iter()) {
+            v = v.checked_mul(10)?.checked_add(u128::from(d - b'0'))?;
+        }
+        Some(v)
+    };
+    // `m` (odd part of) fits a float64's 53-bit significand.
+    let fits = |m: u128| m == 0 || (m >> m.trailing_zeros()) < (1u128 << 53);
+    match frac {
+        None => {
+            if let Ok(i) = text.parse::<i64>() {
+                return Some(Written::Int(i));
+            }
+            if int.len() > 38 {
+                let last = value(&[int.get(int.len() - 38..)?])?;
+                return if last % (1u128 << 38) != 0 {
+                    as_text()
+                } else {
+                    None
+                };
+            }
+            let n = value(&[int])?;
+            if fits(n) {
+                let f = n as f64;
+                Some(Written::Float(if negative { -f } else { f }))
+            } else {
+                as_text()
+            }
+        }
+        Some(f) => {
+            let last = *f.last()?;
+            if !f.iter().all(u8::is_ascii_digit) || last == b'0' {
+                return None;
+            }
+            if last != b'5' {
+                return as_text();
+            }
+            let k = f.len();
+            if int.len() + k > 38 || k > 55 {
+                return None;
+            }
+            // value = n / 10^k = (n / 5^k) / 2^k: exact in a float64 when 5^k divides n
+            // and the quotient fits the significand (k <= 55 keeps 2^-k far from subnormal).
+            let n = value(&[int, f])?;
+            let five_k = 5u128.checked_pow(k as u32)?;
+            if n % five_k != 0 || !fits(n / five_k) {
+                return as_text();
+            }
+            text.parse::<f64>().ok().map(Written::Float)
+        }
     }
 }
 
@@ -164,6 +242,59 @@ mod tests {
         assert_eq!(written(&Number::Float(0.1)), Written::Float(0.1));
         assert_eq!(written(&Number::Float(1e20)), Written::Float(1e20));
         assert_eq!(written(&Number::Float(-0.0)), Written::Int(0));
+    }
+
+    #[test]
+    fn the_plain_form_fast_path_agrees_with_the_general_path() {
+        for t in [
+            "0",
+            "-0",
+            "7",
+            "-12",
+            "9223372036854775807",
+            "9223372036854775808",
+            "0.1",
+            "-0.3",
+            "1.25",
+            "12.5",
+            "0.10",
+            "01.5",
+            "1.",
+            ".5",
+            "1e5",
+            "123456789012345678901.7",
+            "0.000000000000000000000000000001",
+            "-5.5",
+            "2.675",
+        ] {
+            if let Some(fast) = canonical(t) {
+                let norm = normalize_decimal(t);
+                let exact = plain(&norm);
+                let general = match exact.parse::<i64>() {
+                    Ok(i) if !exact.contains('.') => Written::Int(i),
+                    _ => match exact.parse::<f64>() {
+                        Ok(f) if plain(&exact_f64(f)) == exact => Written::Float(f),
+                        _ => Written::Text(Cow::Owned(exact)),
+                    },
+                };
+                assert_eq!(fast, general, "{t}");
+            }
+        }
+        assert_eq!(canonical("0.1"), Some(Written::Text(Cow::Borrowed("0.1"))));
+        assert_eq!(canonical("1.5"), Some(Written::Float(1.5)));
+        assert_eq!(
+            canonical("-2.675"),
+            Some(Written::Text(Cow::Borrowed("-2.675")))
+        );
+        assert_eq!(canonical("0.10"), None);
+        assert_eq!(
+            canonical("9223372036854775808"),
+            Some(Written::Float(9223372036854775808.0))
+        );
+        assert_eq!(
+            canonical("9223372036854775809"),
+            Some(Written::Text(Cow::Borrowed("9223372036854775809")))
+        );
     }
 
     #[test]

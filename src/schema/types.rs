@@ -302,5 +302,11 @@ impl fmt::Display for Type {
 
 /// Writes `s` as a JSON string literal (escaping as serde_json does).
 pub(crate) fn write_json_string(f: &mut dyn fmt::Write, s: &str) -> fmt::Result {
+    // A name with nothing to escape (nearly all) is written as it is, without a `String`.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        f.write_str("\"")?;
+        f.write_str(s)?;
+        return f.write_str("\"");
+    }
     f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?)
 }
