@@ -28,6 +28,8 @@ pub(crate) fn written<'a>(n: &Number<'a>) -> Written<'a> {
         Number::Int(i) => Written::Int(i),
         Number::UInt(u) => match i64::try_from(u) {
             Ok(i) => Written::Int(i),
+            // Beyond `int64`: a float64 when its 53-bit significand holds it exactly.
+            Err(_) if (u >> u.trailing_zeros()) < (1 << 53) => Written::Float(u as f64),
             Err(_) => Written::Text(Cow::Owned(u.to_string())),
         },
         Number::Float(f) => float(f),
@@ -238,6 +240,14 @@ mod tests {
             text("18446744073709551615")
         );
         assert_eq!(written(&Number::UInt(7)), Written::Int(7));
+        assert_eq!(
+            written(&Number::UInt(1 << 63)),
+            Written::Float(9223372036854775808.0)
+        );
+        assert_eq!(
+            written(&Number::UInt(16369146436479901696)),
+            Written::Float(16369146436479901696.0)
+        );
         assert_eq!(written(&Number::Float(2.0)), Written::Int(2));
         assert_eq!(written(&Number::Float(0.1)), Written::Float(0.1));
         assert_eq!(written(&Number::Float(1e20)), Written::Float(1e20));

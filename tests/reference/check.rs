@@ -292,6 +292,7 @@ pub fn roundtrip_value(s: &mut dyn Source, t: &Type, plan: &RV) {
         "msgpack roundtrip\n type {t}\n want {want:?}\n input {bytes:02x?}\n VM  {got:?}\n ref {rf:?}\n VM error {}",
         vm_error(&p, Format::Msgpack, &bytes, &o.decode_options())
     );
+    reencode_msgpack(&p, &bytes);
     if has_unknown(&want) {
         return;
     }
@@ -304,6 +305,37 @@ pub fn roundtrip_value(s: &mut dyn Source, t: &Type, plan: &RV) {
         String::from_utf8_lossy(&text),
         vm_error(&p, Format::Json, &text, &o.decode_options())
     );
+}
+
+/// tfwire's own encoder on what the VM decodes from `bytes`: the value encodes, the encoding
+/// decodes, and encoding is a fixed point (re-encoding the re-encoding gives the same bytes:
+/// go-cty's form of a value is one form).
+fn reencode_msgpack(p: &Program, bytes: &[u8]) {
+    let bump = bumpalo::Bump::new();
+    let Ok(value) = p.decode_msgpack(bytes, &bump) else {
+        return;
+    };
+    let mut once = Vec::new();
+    p.encode_msgpack(value, &mut once)
+        .unwrap_or_else(|e| panic!("a decoded value does not encode: {e}\n input {bytes:02x?}"));
+    let again = p.decode_msgpack(&once, &bump).unwrap_or_else(|e| {
+        panic!("the encoding does not decode: {e}\n input {bytes:02x?}\n encoding {once:02x?}")
+    });
+    let mut twice = Vec::new();
+    p.encode_msgpack(again, &mut twice).expect("re-encodes");
+    if once != twice {
+        let at = once
+            .iter()
+            .zip(&twice)
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        let near = |b: &[u8]| format!("{:02x?}", &b[at.saturating_sub(8)..(at + 16).min(b.len())]);
+        panic!(
+            "encoding is not a fixed point at byte {at}: {} then {}\n input {bytes:02x?}",
+            near(&once),
+            near(&twice)
+        );
+    }
 }
 
 /// `type_json`: parsing never panics; a parsed type prints to JSON that parses back to it
