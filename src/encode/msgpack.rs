@@ -12,6 +12,7 @@
 use super::number::{written, Written};
 use super::EncodeError;
 use crate::number::Number;
+use crate::program::key::write_msgpack_str;
 use crate::program::{Op, OpId, Program};
 use crate::value::{Refinements, Value};
 
@@ -317,19 +318,7 @@ fn int(i: i64, out: &mut Vec<u8>) {
 
 /// A string: fixstr, str8, str16 or str32.
 fn str(s: &str, out: &mut Vec<u8>) {
-    let n = s.len();
-    if n <= 31 {
-        out.push(0xa0 | n as u8);
-    } else if n <= 0xff {
-        out.extend_from_slice(&[0xd9, n as u8]);
-    } else if n <= 0xffff {
-        out.push(0xda);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else {
-        out.push(0xdb);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
-    }
-    out.extend_from_slice(s.as_bytes());
+    write_msgpack_str(s, out);
 }
 
 /// The compact type JSON of `program`'s type as bin8, bin16 or bin32: written in place (no

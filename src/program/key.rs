@@ -115,8 +115,15 @@ fn padded(key: &[u8]) -> ([u8; WIDE], u32) {
 
 /// The shortest MessagePack str encoding of `name` (header and bytes), as go-cty writes keys.
 fn msgpack_key(name: &str) -> Box<[u8]> {
-    let n = name.len();
-    let mut out = Vec::with_capacity(n.saturating_add(5));
+    let mut out = Vec::with_capacity(name.len().saturating_add(5));
+    write_msgpack_str(name, &mut out);
+    out.into_boxed_slice()
+}
+
+/// Appends `s` as the shortest MessagePack str (fixstr, str8, str16 or str32), as go-cty
+/// writes every string (the encoder writes values with it too).
+pub(crate) fn write_msgpack_str(s: &str, out: &mut Vec<u8>) {
+    let n = s.len();
     if n < 32 {
         out.push(0xa0 | n as u8);
     } else if n <= 0xff {
@@ -128,8 +135,7 @@ fn msgpack_key(name: &str) -> Box<[u8]> {
         out.push(0xdb);
         out.extend_from_slice(&(n as u32).to_be_bytes());
     }
-    out.extend_from_slice(name.as_bytes());
-    out.into_boxed_slice()
+    out.extend_from_slice(s.as_bytes());
 }
 
 #[cfg(test)]
