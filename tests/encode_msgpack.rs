@@ -242,3 +242,40 @@ fn refined_unknowns_reencode_as_go_cty_writes_them() {
         assert_eq!(out, bytes, "{ty}");
     }
 }
+
+#[test]
+fn numbers_and_nesting_past_the_bounds_are_errors() {
+    let program = Program::from_type_json(r#""number""#).unwrap();
+    let mut out = Vec::new();
+    let err = program
+        .encode_msgpack(tfwire::Value::Decimal("1e999999999"), &mut out)
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "1e999999999 has more than 4096 digits written out"
+    );
+    // A list nested deeper than the encoder writes, built by hand (on a thread with room
+    // for the compiler's and the type's own recursion over 1,100 levels).
+    let deep = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| {
+            let mut ty = tfwire::Type::Bool;
+            for _ in 0..1100 {
+                ty = tfwire::Type::List(Box::new(ty));
+            }
+            let deep = Program::new(&ty);
+            let bump = Bump::new();
+            let mut v = tfwire::Value::Bool(true);
+            for _ in 0..1100 {
+                v = tfwire::Value::List(bump.alloc_slice_copy(&[v]));
+            }
+            let mut out = Vec::new();
+            let err = deep.encode_msgpack(v, &mut out).unwrap_err();
+            (err.message().to_string(), err.path())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(deep.0, "nested more than 1024 levels deep");
+    assert_eq!(deep.1, "[0]".repeat(1024));
+}

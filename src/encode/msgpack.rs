@@ -9,8 +9,9 @@
 //! unknown as `d4 00 00`, or extension 12 with its refinements in go-cty's order; sets in the
 //! order they hold.
 
-use super::number::{written, Written};
+use super::number::{written, Written, MAX_PLAIN_DIGITS};
 use super::EncodeError;
+use crate::limits::MAX_DEPTH;
 use crate::number::Number;
 use crate::program::key::write_msgpack_str;
 use crate::program::{Op, OpId, Program};
@@ -21,7 +22,14 @@ use crate::value::{Refinements, Value};
 #[derive(Default)]
 pub struct MsgpackEncoder {
     order: Vec<u32>,
+    /// Values open on the recursion: bounded by [`MAX_NESTING`], as decodes are.
+    depth: usize,
 }
+
+/// How deep a value the encoder writes: twice the decoders' [`MAX_DEPTH`] (a decoded value's
+/// containers and dynamic wrappers stay within it), so a value built by hand cannot overflow
+/// the stack.
+const MAX_NESTING: usize = 2 * MAX_DEPTH as usize;
 
 impl MsgpackEncoder {
     /// A new encoder.
@@ -46,15 +54,33 @@ impl MsgpackEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
+        if self.depth >= MAX_NESTING {
+            let msg = format!("nested more than {MAX_NESTING} levels deep");
+            return Err(EncodeError::new(msg));
+        }
+        self.depth += 1;
+        let result = self.value_at_depth(prog, op, v, out);
+        self.depth -= 1;
+        result
+    }
+
+    fn value_at_depth(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        v: Value<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
         let code = prog.op(op);
         match (code, v) {
             (_, Value::Null) => out.push(0xc0),
             (Op::Dynamic, Value::Unknown(_)) => out.extend_from_slice(&[0xd4, 0, 0]),
-            (_, Value::Unknown(r)) => unknown(code, r, out),
+            (_, Value::Unknown(r)) => unknown(code, r, out)?,
             (Op::Bool, Value::Bool(b)) => out.push(if b { 0xc3 } else { 0xc2 }),
-            (Op::Number, v) if v.as_number().is_some() && !matches!(v, Value::Dynamic(_)) => {
-                number(&v.as_number().unwrap_or(Number::Int(0)), out)
-            }
+            (Op::Number, Value::Int(i)) => int(i, out),
+            (Op::Number, Value::UInt(u)) => number(&Number::UInt(u), out)?,
+            (Op::Number, Value::Float(f)) => number(&Number::Float(f), out)?,
+            (Op::Number, Value::Decimal(t)) => number(&Number::Decimal(t), out)?,
             (Op::String, Value::String(s)) => str(s, out),
             (Op::List { elem, .. }, Value::List(e)) | (Op::Set { elem, .. }, Value::Set(e)) => {
                 array_header(e.len(), out);
@@ -175,14 +201,14 @@ fn kind(v: Value<'_>) -> &'static str {
 
 /// An unknown of op `code` (not dynamic): extension 12 with the refinements go-cty writes,
 /// `d4 00 00` when there are none. A "definitely null" refinement is go-cty's known null.
-fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) {
+fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let Some(r) = r else {
         out.extend_from_slice(&[0xd4, 0, 0]);
-        return;
+        return Ok(());
     };
     if r.nullness == Some(true) {
         out.push(0xc0);
-        return;
+        return Ok(());
     }
     // The payload is written in place, after a one-byte map header (at most six entries: a
     // fixmap) patched once they are counted; the extension header goes in front after that.
@@ -205,7 +231,7 @@ fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) {
             for (key, bound) in [(0x03, r.number_lower), (0x04, r.number_upper)] {
                 if let Some((n, inclusive)) = bound.filter(|(n, _)| !n.is_infinite()) {
                     out.extend_from_slice(&[key, 0x92]);
-                    number(&n, out);
+                    number(&n, out)?;
                     out.push(if inclusive { 0xc3 } else { 0xc2 });
                     entries += 1;
                 }
@@ -228,7 +254,7 @@ fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) {
     if entries == 0 {
         out.truncate(start);
         out.extend_from_slice(&[0xd4, 0, 0]);
-        return;
+        return Ok(());
     }
     if let Some(header) = out.get_mut(start) {
         *header = 0x80 | entries;
@@ -257,10 +283,11 @@ fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) {
     };
     header[used] = 0x0c;
     insert(out, start, &header[..=used]);
+    Ok(())
 }
 
 /// A number as go-cty writes it.
-fn number(n: &Number<'_>, out: &mut Vec<u8>) {
+fn number(n: &Number<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     match written(n) {
         Written::Int(i) => int(i, out),
         Written::Float(f) => {
@@ -268,7 +295,12 @@ fn number(n: &Number<'_>, out: &mut Vec<u8>) {
             out.extend_from_slice(&f.to_bits().to_be_bytes());
         }
         Written::Text(t) => str(&t, out),
+        Written::TooLong => {
+            let msg = format!("{n} has more than {MAX_PLAIN_DIGITS} digits written out");
+            return Err(EncodeError::new(msg));
+        }
     }
+    Ok(())
 }
 
 /// Inserts `bytes` at `at` (a header in front of what was just written), shifting the rest:

@@ -20,7 +20,13 @@ pub(crate) enum Written<'a> {
     Float(f64),
     /// Anything else, as plain decimal text (no exponent, no trailing fraction zeros).
     Text(Cow<'a, str>),
+    /// Decimal text whose plain form would run past [`MAX_PLAIN_DIGITS`] digits (`1e999999`):
+    /// not written, rather than allocated in proportion to an exponent the input claims.
+    TooLong,
 }
+
+/// Most digits of a decimal exponent (either sign) that the plain form is written out for.
+pub(crate) const MAX_PLAIN_DIGITS: u64 = 4096;
 
 /// How go-cty writes `n`.
 pub(crate) fn written<'a>(n: &Number<'a>) -> Written<'a> {
@@ -57,6 +63,16 @@ fn decimal(text: &str) -> Written<'_> {
         "+Inf" => return Written::Float(f64::INFINITY),
         "-Inf" => return Written::Float(f64::NEG_INFINITY),
         _ => {}
+    }
+    // The exponent decides how many zeros the plain form spells out: bounded first.
+    if let Some((_, exp)) = norm.split_once(['e', 'E']) {
+        let small = exp
+            .trim_start_matches(['+', '-'])
+            .parse::<u64>()
+            .is_ok_and(|e| e <= MAX_PLAIN_DIGITS);
+        if !small {
+            return Written::TooLong;
+        }
     }
     let exact = plain(&norm);
     if !exact.contains('.') {
@@ -304,6 +320,19 @@ mod tests {
         assert_eq!(
             canonical("9223372036854775809"),
             Some(Written::Text(Cow::Borrowed("9223372036854775809")))
+        );
+    }
+
+    #[test]
+    fn huge_exponents_are_refused_not_spelled_out() {
+        assert_eq!(written(&Number::Decimal("1e999999999")), Written::TooLong);
+        assert_eq!(
+            written(&Number::Decimal("-1e-99999999999999999999999")),
+            Written::TooLong
+        );
+        assert_eq!(
+            written(&Number::Decimal("1e4096")),
+            text(&format!("1{}", "0".repeat(4096)))
         );
     }
 
