@@ -77,6 +77,55 @@ pub(crate) fn byte_mask(a: &[u8; BLOCK], byte: u8) -> u32 {
     eq_mask_naive(a, &[byte; BLOCK])
 }
 
+/// Bit `i` set where `a[i]` is a byte Go's JSON encoder may escape: a control byte, `"`, `\\`,
+/// `<`, `>`, `&`, or 0xE2 (the lead byte of U+2028 and U+2029).
+#[cfg(target_arch = "x86_64")]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn json_escape_mask(a: &[u8; BLOCK]) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline; each load reads 16 bytes inside a 32-byte
+    // array (offsets 0 and 16), and unaligned loads are allowed.
+    unsafe {
+        let half = |x: __m128i| {
+            let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+            // `min(x, 0x1f) == x`: x <= 0x1f, unsigned.
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+            let any = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_or_si128(control, eq(b'"')),
+                    _mm_or_si128(eq(b'\\'), eq(b'<')),
+                ),
+                _mm_or_si128(_mm_or_si128(eq(b'>'), eq(b'&')), eq(0xe2)),
+            );
+            _mm_movemask_epi8(any) as u32 & 0xffff
+        };
+        let a0 = _mm_loadu_si128(a.as_ptr().cast::<__m128i>());
+        let a1 = _mm_loadu_si128(a.as_ptr().add(16).cast::<__m128i>());
+        half(a0) | (half(a1) << 16)
+    }
+}
+
+/// Bit `i` set where `a[i]` is a byte Go's JSON encoder may escape (portable form).
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn json_escape_mask(a: &[u8; BLOCK]) -> u32 {
+    json_escape_mask_naive(a)
+}
+
+/// The naive oracle of [`json_escape_mask`].
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn json_escape_mask_naive(a: &[u8; BLOCK]) -> u32 {
+    let mut m = 0;
+    for (i, &c) in a.iter().enumerate() {
+        if c < 0x20 || matches!(c, b'"' | b'\\' | b'<' | b'>' | b'&' | 0xe2) {
+            m |= 1 << i;
+        }
+    }
+    m
+}
+
 /// Bits set where a byte of the block is an ASCII digit, and where it is `.`.
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(not(debug_assertions), inline(always))]
@@ -204,6 +253,25 @@ mod tests {
         b[10] = b':';
         b[31] = b'9';
         assert_eq!(digit_dot_masks(&b), digit_dot_masks_naive(&b));
+    }
+
+    #[test]
+    fn json_escape_mask_equals_the_naive_oracle() {
+        for a in blocks() {
+            assert_eq!(json_escape_mask(&a), json_escape_mask_naive(&a));
+        }
+        // Every byte value at every position.
+        for c in 0..=255u8 {
+            for at in [0, 15, 16, 31] {
+                let mut a = [b'a'; BLOCK];
+                a[at] = c;
+                assert_eq!(
+                    json_escape_mask(&a),
+                    json_escape_mask_naive(&a),
+                    "{c:#x} at {at}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -24,7 +24,6 @@ use std::fmt::Write;
 
 use crate::number::Number;
 use crate::program::Program;
-use crate::schema::write_json_string;
 use crate::value::{Refinements, Value};
 
 /// Renders the DUMP of `value`, which `program` decoded.
@@ -90,6 +89,10 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
             }
             out.push('}');
         }
+        // A typed null or unknown shows bare.
+        Value::Dynamic(d) if matches!(d.value, Value::Null | Value::Unknown(_)) => {
+            write(out, d.program, d.value)
+        }
         Value::Dynamic(d) => {
             let _ = write!(out, "{{\"type\":{},\"value\":", d.program.root_type());
             write(out, d.program, d.value);
@@ -109,8 +112,16 @@ fn number(out: &mut String, n: Number<'_>) {
     }
 }
 
+/// A JSON string as serde_json escapes it (the DUMP's form: `"`, `\\` and control characters
+/// only; the encoders and type JSON follow Go's rules instead).
 fn string(out: &mut String, s: &str) {
-    let _ = write_json_string(out, s);
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else if let Ok(quoted) = serde_json::to_string(s) {
+        out.push_str(&quoted);
+    }
 }
 
 fn unknown(out: &mut String, r: Option<&Refinements<'_>>) {

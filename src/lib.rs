@@ -77,6 +77,7 @@ mod decode;
 pub mod dump;
 mod encode;
 mod error;
+mod json_escape;
 mod limits;
 mod number;
 mod program;
@@ -84,7 +85,7 @@ pub mod schema;
 pub mod state;
 mod value;
 
-pub use encode::{EncodeError, MsgpackEncoder};
+pub use encode::{EncodeError, JsonEncoder, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
 pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};
 pub use number::Number;

@@ -192,20 +192,29 @@ pub struct Refinements<'a> {
 }
 
 impl<'a> Value<'a> {
-    /// True for a null.
+    /// True for a null, also a typed null at a `dynamic` position (a [`Value::Dynamic`]
+    /// holding [`Value::Null`]).
     pub fn is_null(&self) -> bool {
-        matches!(self, Value::Null)
+        match self {
+            Value::Dynamic(d) => matches!(d.value, Value::Null),
+            v => matches!(v, Value::Null),
+        }
     }
 
-    /// False for an unknown (only the top level is looked at).
+    /// False for an unknown, also a typed unknown at a `dynamic` position (only the top level
+    /// is looked at).
     pub fn is_known(&self) -> bool {
-        !matches!(self, Value::Unknown(_))
+        match self {
+            Value::Dynamic(d) => !matches!(d.value, Value::Unknown(_)),
+            v => !matches!(v, Value::Unknown(_)),
+        }
     }
 
     /// Refinements of an unknown value, if any.
     pub fn refinements(&self) -> Option<&'a Refinements<'a>> {
         match *self {
             Value::Unknown(r) => r,
+            Value::Dynamic(d) => d.value.refinements(),
             _ => None,
         }
     }

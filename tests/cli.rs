@@ -174,7 +174,7 @@ fn type_and_disasm() {
 
 #[test]
 fn every_subcommand_has_help() {
-    for sub in ["decode", "type", "disasm"] {
+    for sub in ["decode", "transcode", "type", "disasm", "state", "bench"] {
         let out = tfwire(&[sub, "--help"], None);
         assert_eq!(out.status.code(), Some(0), "{sub}");
         assert!(text(&out.stdout).contains("Usage: tfwire"), "{sub}");
@@ -251,4 +251,122 @@ fn decode_json_and_auto_format() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn transcode_crosses_formats_and_back_to_the_same_bytes() {
+    let schema = example("aws_security_group.schema.json");
+    let msgpack = std::fs::read(example("aws_security_group.msgpack")).unwrap();
+    let to_json = tfwire(
+        &["transcode", "--schema", &schema, "--to", "json", "-"],
+        Some(&msgpack),
+    );
+    assert_eq!(
+        to_json.status.code(),
+        Some(0),
+        "stderr: {}",
+        text(&to_json.stderr)
+    );
+    assert!(to_json.stderr.is_empty());
+    let json = to_json.stdout;
+    assert!(json.starts_with(b"{\"arn\":"), "{}", text(&json));
+    // Back from JSON (named, and detected): go-cty's MessagePack bytes again.
+    for from in ["json", "auto"] {
+        let back = tfwire(
+            &[
+                "transcode",
+                "--schema",
+                &schema,
+                "--from",
+                from,
+                "--to",
+                "msgpack",
+            ],
+            Some(&json),
+        );
+        assert_eq!(
+            back.status.code(),
+            Some(0),
+            "stderr: {}",
+            text(&back.stderr)
+        );
+        assert_eq!(back.stdout, msgpack);
+    }
+    let same = tfwire(
+        &[
+            "transcode",
+            "--schema",
+            &schema,
+            "--to",
+            "msgpack",
+            &example("aws_security_group.msgpack"),
+        ],
+        None,
+    );
+    assert_eq!(same.stdout, msgpack);
+}
+
+#[test]
+fn transcode_refuses_what_the_target_cannot_hold() {
+    // {"a": unknown, "b": 1}: JSON has no unknowns; MessagePack does.
+    let input = [0x82, 0xa1, b'a', 0xd4, 0x00, 0x00, 0xa1, b'b', 0x01];
+    let ty = r#"["object",{"a":"string","b":"number"}]"#;
+    let out = tfwire(
+        &[
+            "transcode",
+            "--type",
+            ty,
+            "--from",
+            "msgpack",
+            "--to",
+            "json",
+        ],
+        Some(&input),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(text(&out.stderr), "error at .a: value is not known\n");
+    let out = tfwire(
+        &[
+            "transcode",
+            "--type",
+            ty,
+            "--from",
+            "msgpack",
+            "--to",
+            "msgpack",
+        ],
+        Some(&input),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, input);
+    // An infinity, from decimal text.
+    let out = tfwire(
+        &[
+            "transcode",
+            "--type",
+            "[\"list\",\"number\"]",
+            "--to",
+            "json",
+        ],
+        Some(&[0x91, 0xa4, b'-', b'I', b'n', b'f']),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error at [0]: cannot serialize infinity as JSON\n"
+    );
+    // A decode error is bad input too; a missing --to is a usage error.
+    let out = tfwire(
+        &["transcode", "--type", "\"number\"", "--to", "json"],
+        Some(b"[1"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with("error at "),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = tfwire(&["transcode", "--type", "\"number\""], Some(b"1"));
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -1,9 +1,7 @@
 //! The MessagePack encoder against go-cty's own bytes: every workload's `value.msgpack` and
 //! every conformance case's `i.msgpack` (go-cty's `msgpack.Marshal` output) decodes and
-//! re-encodes to exactly the same bytes — except, in cases whose type holds `dynamic`, where
-//! go-cty wrote a typed null or unknown as a wrapper (`[type, nil]`): tfwire's values do not
-//! keep that type (README, Semantics), so it writes a bare nil or `d4 00 00`. Those cases must
-//! still re-encode to the same value (the same DUMP), and are counted.
+//! re-encodes to exactly the same bytes (typed nulls and unknowns at dynamic positions
+//! included: go-cty writes them as `[type, nil]`, and tfwire's values keep that type).
 //!
 //! The shared checkout is `$TFWIRE_SHARED`, else `<CARGO_MANIFEST_DIR>/../shared`; its absence
 //! is a skip, except in CI where it fails (`common::strict`). The in-repo conformance copy
@@ -14,11 +12,10 @@ mod cases;
 mod common;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bumpalo::Bump;
 use tfwire::schema::{SchemaSelector, SchemaSource};
-use tfwire::{dump, MsgpackEncoder, Program};
+use tfwire::{MsgpackEncoder, Program};
 
 use cases::{case_dirs, for_each_case, read_bytes, read_text};
 
@@ -39,14 +36,8 @@ fn first_difference(got: &[u8], want: &[u8]) -> String {
     )
 }
 
-/// Decodes `bytes`, re-encodes the value, and compares: `Ok(true)` for the same bytes,
-/// `Ok(false)` for other bytes of the same value when `lenient` (a type with `dynamic`).
-fn reencode(
-    program: &Program,
-    bytes: &[u8],
-    encoder: &mut MsgpackEncoder,
-    lenient: bool,
-) -> Result<bool, String> {
+/// Decodes `bytes`, re-encodes the value, and compares: the same bytes, or where they differ.
+fn reencode(program: &Program, bytes: &[u8], encoder: &mut MsgpackEncoder) -> Result<(), String> {
     let bump = Bump::new();
     let value = program
         .decode_msgpack(bytes, &bump)
@@ -56,21 +47,9 @@ fn reencode(
         .encode(program, value, &mut out)
         .map_err(|e| format!("encode error {e}"))?;
     if out == bytes {
-        return Ok(true);
+        return Ok(());
     }
-    let difference = first_difference(&out, bytes);
-    if !lenient {
-        return Err(difference);
-    }
-    let again = program
-        .decode_msgpack(&out, &bump)
-        .map_err(|e| format!("{difference}; the re-encoding does not decode: {e}"))?;
-    if dump::to_string(program, again) != dump::to_string(program, value) {
-        return Err(format!(
-            "{difference}; the re-encoding decodes to another value"
-        ));
-    }
-    Ok(false)
+    Err(first_difference(&out, bytes))
 }
 
 fn check_case(dir: &Path, id: u64) -> Result<(), String> {
@@ -79,31 +58,14 @@ fn check_case(dir: &Path, id: u64) -> Result<(), String> {
     let source = SchemaSource::parse(&schema).map_err(|e| format!("schema: {e}"))?;
     let program = Program::from_source(&source, &SchemaSelector::default())
         .map_err(|e| format!("schema: {e}"))?;
-    let lenient = program.root_type().has_dynamic();
-    let exact = reencode(&program, &bytes, &mut MsgpackEncoder::new(), lenient)?;
-    if !exact {
-        INEXACT.fetch_add(1, Ordering::Relaxed);
-    }
-    Ok(())
+    reencode(&program, &bytes, &mut MsgpackEncoder::new())
 }
-
-/// Cases re-encoded to the same value in other bytes (typed nulls at dynamic positions).
-static INEXACT: AtomicUsize = AtomicUsize::new(0);
 
 #[test]
 fn conformance_cases_reencode_to_go_cty_bytes() {
     let shared = common::shared_dir("the shared conformance cases are not run");
     let run = for_each_case(&case_dirs(shared.as_deref()), ".msgpack", check_case);
-    let inexact = INEXACT.load(Ordering::Relaxed);
-    println!(
-        "{run} cases, {} byte for byte, {inexact} the same value in other bytes",
-        run - inexact
-    );
-    // The cases with typed nulls or unknowns inside dynamic wrappers are a few in a hundred.
-    assert!(
-        inexact * 10 < run,
-        "{inexact} of {run} cases not byte for byte"
-    );
+    assert!(run > 0);
 }
 
 #[test]
@@ -120,9 +82,8 @@ fn workloads_reencode_to_go_cty_bytes() {
         };
         let type_json = read_text(&dir.join("type.json")).unwrap();
         let program = Program::from_type_json(&type_json).unwrap();
-        match reencode(&program, &bytes, &mut encoder, false) {
-            Ok(exact) => assert!(exact),
-            Err(e) => panic!("{}: {e}", dir.display()),
+        if let Err(e) = reencode(&program, &bytes, &mut encoder) {
+            panic!("{}: {e}", dir.display());
         }
         run += 1;
     }

@@ -80,15 +80,32 @@ fn dynamic_of_every_concrete_type() {
 
 #[test]
 fn dynamic_typed_null_unknown_and_dynamic_null() {
-    // A typed null and a typed unknown lose their type; so do a null and an unknown dynamic.
+    // A typed null and a typed unknown keep their type (go-cty writes them back in their
+    // wrappers), and read as null and unknown; the DUMP shows them bare. A null and an
+    // unknown of type dynamic are bare values.
     let typed_null = hex("92c40822737472696e6722c0");
     with_value("\"dynamic\"", &typed_null, |_, v| {
-        assert_eq!(v, Value::Null)
+        let Value::Dynamic(d) = v else {
+            panic!("{v:?}")
+        };
+        assert_eq!(
+            (d.value, d.program.root_type().to_json()),
+            (Value::Null, "\"string\"".into())
+        );
+        assert!(v.is_null() && v.is_known());
     });
+    assert_eq!(dump("\"dynamic\"", &typed_null), "null");
     let typed_unknown = mp().dynamic(r#"["list","string"]"#).unknown().done();
     with_value("\"dynamic\"", &typed_unknown, |_, v| {
-        assert_eq!(v, Value::Unknown(None))
+        let Value::Dynamic(d) = v else {
+            panic!("{v:?}")
+        };
+        assert_eq!(d.value, Value::Unknown(None));
+        assert_eq!(d.program.root_type().to_json(), r#"["list","string"]"#);
+        assert!(!v.is_known() && !v.is_null());
     });
+    assert_eq!(dump("\"dynamic\"", &typed_unknown), r#"{"$unknown":{}}"#);
+    with_value("\"dynamic\"", &[0xc0], |_, v| assert_eq!(v, Value::Null));
     assert_eq!(dump("\"dynamic\"", &[0xc0]), "null");
     assert_eq!(dump("\"dynamic\"", &hex("d40000")), r#"{"$unknown":{}}"#);
     // Unknowns inside a concrete value keep their position.

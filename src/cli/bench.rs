@@ -25,6 +25,9 @@ mod dumpcmp;
 #[path = "typed_peers.rs"]
 mod typed_peers;
 
+#[path = "bench_encode.rs"]
+mod bench_encode;
+
 /// Options of `tfwire bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -65,6 +68,11 @@ pub struct BenchArgs {
     /// Milliseconds each contender runs per round.
     #[arg(long, default_value_t = 40)]
     round_ms: u64,
+    /// Measure encoding instead of decoding: each value (decoded once) written back, tfwire's
+    /// encoders against rmpv's `write_value` (msgpack) and serde_json's and sonic-rs's
+    /// `to_vec` (JSON).
+    #[arg(long)]
+    encode: bool,
     /// Print the table as JSON on stdout instead of text.
     #[arg(long)]
     json: bool,
@@ -125,6 +133,29 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
     }
     let mut rows = Vec::new();
     for case in &cases {
+        if args.encode {
+            let bump = Bump::new();
+            let value = bench_encode::check(case, &bump, case.expected_dump.is_some())?;
+            if !args.json {
+                eprintln!(
+                    "bench: encode {} {} ({} bytes)",
+                    case.workload,
+                    case.encoding.name(),
+                    case.input.len()
+                );
+            }
+            let list = bench_encode::contenders(case, value);
+            let arena = bump.allocated_bytes();
+            rows.push(measure(
+                case,
+                arena,
+                list,
+                &args.contenders,
+                args.rounds,
+                Duration::from_millis(args.round_ms),
+            ));
+            continue;
+        }
         let arena = check(case)?;
         if !args.json {
             eprintln!(
@@ -137,15 +168,17 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         rows.push(measure(
             case,
             arena,
+            contenders(case),
             &args.contenders,
             args.rounds,
             Duration::from_millis(args.round_ms),
         ));
     }
+    let what = if args.encode { "encode" } else { "decode" };
     let report = if args.json {
-        render_json(&rows)
+        render_json(&rows, what)
     } else {
-        render_text(&rows)
+        render_text(&rows, what)
     };
     super::write_stdout(report.as_bytes())
 }
@@ -430,8 +463,14 @@ fn contenders(case: &Case) -> Vec<Contender<'_>> {
     list
 }
 
-fn measure(case: &Case, arena: usize, only: &[String], rounds: u32, slice: Duration) -> Row {
-    let mut list = contenders(case);
+fn measure<'c>(
+    case: &'c Case,
+    arena: usize,
+    mut list: Vec<Contender<'c>>,
+    only: &[String],
+    rounds: u32,
+    slice: Duration,
+) -> Row {
     list.retain(|(name, _)| only.is_empty() || only.iter().any(|o| o == name));
     // Warm up, and find out which peers can decode the input at all.
     let ok: Vec<bool> = list.iter_mut().map(|(_, f)| f()).collect();
@@ -494,12 +533,12 @@ fn machine() -> (String, String) {
     (cpu, commit)
 }
 
-fn render_text(rows: &[Row]) -> String {
+fn render_text(rows: &[Row], what: &str) -> String {
     let (cpu, commit) = machine();
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let mut out = format!("# tfwire bench — commit {commit}, {cpu}, {cores} cores; median MB/s of interleaved rounds; (×N) = tfwire / peer\n");
+    let mut out = format!("# tfwire bench ({what}) — commit {commit}, {cpu}, {cores} cores; median MB/s of interleaved rounds; (×N) = tfwire / peer\n");
     for encoding in [Encoding::Msgpack, Encoding::Json] {
         let rows: Vec<&Row> = rows.iter().filter(|r| r.encoding == encoding).collect();
         if rows.is_empty() {
@@ -550,7 +589,7 @@ fn render_text(rows: &[Row]) -> String {
     out
 }
 
-fn render_json(rows: &[Row]) -> String {
+fn render_json(rows: &[Row], what: &str) -> String {
     let (cpu, commit) = machine();
     let rows: Vec<serde_json::Value> = rows
         .iter()
@@ -560,6 +599,6 @@ fn render_json(rows: &[Row]) -> String {
             serde_json::json!({"workload": r.workload, "format": r.encoding.name(), "bytes": r.bytes, "arena_bytes": r.arena, "mbps": results})
         })
         .collect();
-    let doc = serde_json::json!({"commit": commit, "cpu": cpu, "unit": "MB/s (10^6 bytes/s), median of rounds", "rows": rows});
+    let doc = serde_json::json!({"commit": commit, "cpu": cpu, "measures": what, "unit": "MB/s (10^6 bytes/s), median of rounds", "rows": rows});
     format!("{doc:#}\n")
 }

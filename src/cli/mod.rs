@@ -24,6 +24,8 @@ pub struct Cli {
 enum Command {
     /// Decode one value and print its DUMP (canonical JSON) on stdout.
     Decode(DecodeArgs),
+    /// Decode one value and write it back in either format, byte for byte as go-cty would.
+    Transcode(TranscodeArgs),
     /// Print the implied type JSON of a schema (or the given type).
     Type(TypeArgs),
     /// Print the compiled program of a schema or type.
@@ -96,6 +98,29 @@ struct DecodeArgs {
     input: Option<PathBuf>,
 }
 
+#[derive(Args, Debug)]
+struct TranscodeArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Input encoding.
+    #[arg(long, value_enum, default_value = "auto")]
+    from: Format,
+    /// Output encoding.
+    #[arg(long, value_enum)]
+    to: Target,
+    /// The input file; `-` or nothing reads standard input.
+    #[arg(value_name = "INPUT")]
+    input: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Target {
+    /// MessagePack, as go-cty's `msgpack.Marshal` writes it.
+    Msgpack,
+    /// JSON, as go-cty's `ctyjson.Marshal` writes it (no unknowns, no infinities).
+    Json,
+}
+
 /// How a command failed.
 pub enum Failure {
     /// Bad input data: exit 1.
@@ -108,6 +133,7 @@ pub enum Failure {
 pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Decode(args) => decode(args),
+        Command::Transcode(args) => transcode(args),
         Command::Type(args) => {
             let program = compile(&args.source)?;
             write_stdout(format!("{}\n", program.root_type()).as_bytes())
@@ -156,13 +182,27 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
         ..DecodeOptions::default()
     };
     let bump = Bump::new();
-    let value = match args.format {
-        Format::Msgpack => program.decode_msgpack_with(&input, &bump, &options),
-        Format::Json => program.decode_json_with(&input, &bump, &options),
+    let value = decode_input(&program, &input, args.format, &options, &bump)?;
+    let mut out = tfwire::dump::to_string(&program, value);
+    out.push('\n');
+    write_stdout(out.as_bytes())
+}
+
+/// Decodes `input` in `format`; a decode error is bad input (exit 1).
+fn decode_input<'a>(
+    program: &'a Program,
+    input: &'a [u8],
+    format: Format,
+    options: &DecodeOptions,
+    bump: &'a Bump,
+) -> Result<tfwire::Value<'a>, Failure> {
+    match format {
+        Format::Msgpack => program.decode_msgpack_with(input, bump, options),
+        Format::Json => program.decode_json_with(input, bump, options),
         Format::Auto if input.first().is_some_and(|b| b.is_ascii()) => {
-            program.decode_json_with(&input, &bump, &options)
+            program.decode_json_with(input, bump, options)
         }
-        Format::Auto => program.decode_msgpack_with(&input, &bump, &options),
+        Format::Auto => program.decode_msgpack_with(input, bump, options),
     }
     .map_err(|e| {
         Failure::BadInput(format!(
@@ -171,10 +211,27 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
             e.offset(),
             e.message()
         ))
-    })?;
-    let mut out = tfwire::dump::to_string(&program, value);
-    out.push('\n');
-    write_stdout(out.as_bytes())
+    })
+}
+
+fn transcode(args: TranscodeArgs) -> Result<(), Failure> {
+    let program = compile(&args.source)?;
+    let input = read_input(args.input.as_deref())?;
+    let bump = Bump::new();
+    let value = decode_input(
+        &program,
+        &input,
+        args.from,
+        &DecodeOptions::default(),
+        &bump,
+    )?;
+    let mut out = Vec::with_capacity(input.len());
+    match args.to {
+        Target::Msgpack => program.encode_msgpack(value, &mut out),
+        Target::Json => program.encode_json(value, &mut out),
+    }
+    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    write_stdout(&out)
 }
 
 fn read_file(path: &std::path::Path) -> Result<String, Failure> {

@@ -227,11 +227,9 @@ impl Counters {
                     .map_err(|(kind, msg)| Pending::new(kind, at, msg))?;
             }
         }
-        Ok(match value {
-            // A typed null or unknown loses its type, as in the DUMP.
-            Value::Null | Value::Unknown(_) => value,
-            v => Value::Dynamic(bump.alloc(Dynamic { program, value: v })),
-        })
+        // A typed null or unknown keeps its type too (go-cty writes it back as
+        // `[type, nil]`); the DUMP shows it bare.
+        Ok(Value::Dynamic(bump.alloc(Dynamic { program, value })))
     }
 }
 

@@ -17,55 +17,109 @@
 //! assert_eq!(out, [0x82, 0xa4, b'n', b'a', b'm', b'e', 0xa3, b'w', b'e', b'b', 0xa4, b'p', b'o', b'r', b't', 0xcd, 0x01, 0xbb]);
 //! ```
 
+mod json;
 mod msgpack;
 mod number;
+mod order;
+mod shortest;
 
 use std::fmt;
 
+pub use json::JsonEncoder;
 pub use msgpack::MsgpackEncoder;
 
-use crate::program::Program;
+use crate::limits::MAX_DEPTH;
+use crate::program::{Op, Program};
 use crate::value::Value;
 
+/// How deep a value the encoders write: twice the decoders' [`MAX_DEPTH`] (a decoded value's
+/// containers and dynamic wrappers stay within it), so a value built by hand cannot overflow
+/// the stack.
+const MAX_NESTING: usize = 2 * MAX_DEPTH as usize;
+
 /// A value that cannot be written: what was wrong, and where (Terraform's path notation).
+/// One word (boxed), so that the encoders' results stay in a register.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EncodeError {
+pub struct EncodeError(Box<Inner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inner {
     /// Path steps, innermost first (reversed when shown).
     steps: Vec<String>,
     message: String,
 }
 
 impl EncodeError {
+    #[cold]
     fn new(message: String) -> EncodeError {
-        EncodeError {
+        EncodeError(Box::new(Inner {
             steps: Vec::new(),
             message,
-        }
+        }))
     }
 
+    /// A value that is not of the op's type.
+    #[cold]
+    fn mismatch(code: Op, v: Value<'_>) -> EncodeError {
+        let what = match code {
+            Op::String => "a string",
+            Op::Number => "a number",
+            Op::Bool => "a bool",
+            Op::Dynamic => "a dynamic wrapper",
+            Op::List { .. } => "a list",
+            Op::Set { .. } => "a set",
+            Op::Map { .. } => "a map",
+            Op::Tuple { .. } => "a tuple",
+            Op::Object { .. } => "an object of this program",
+        };
+        let found = match v {
+            Value::Null => "null",
+            Value::Unknown(_) => "unknown",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Decimal(_) => "number",
+            Value::String(_) => "string",
+            Value::List(_) => "list",
+            Value::Set(_) => "set",
+            Value::Tuple(_) => "tuple",
+            Value::Map(_) => "map",
+            Value::Object(_) => "object",
+            Value::Dynamic(_) => "dynamic value",
+        };
+        EncodeError::new(format!("{what} expected, found {found}"))
+    }
+
+    /// A value nested deeper than [`MAX_NESTING`].
+    #[cold]
+    fn too_deep() -> EncodeError {
+        EncodeError::new(format!("nested more than {MAX_NESTING} levels deep"))
+    }
+
+    #[cold]
     fn in_index(mut self, i: usize) -> EncodeError {
-        self.steps.push(format!("[{i}]"));
+        self.0.steps.push(format!("[{i}]"));
         self
     }
 
+    #[cold]
     fn in_key(mut self, key: &str) -> EncodeError {
-        self.steps.push(format!("[{key:?}]"));
+        self.0.steps.push(format!("[{key:?}]"));
         self
     }
 
+    #[cold]
     fn in_attr(mut self, name: &str) -> EncodeError {
-        self.steps.push(format!(".{name}"));
+        self.0.steps.push(format!(".{name}"));
         self
     }
 
     /// The value path, as `.ingress[2].cidr_blocks[0]`; empty at the root.
     pub fn path(&self) -> String {
-        self.steps.iter().rev().map(String::as_str).collect()
+        self.0.steps.iter().rev().map(String::as_str).collect()
     }
 
     /// What was wrong.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 }
 
@@ -73,7 +127,7 @@ impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path();
         let at = if path.is_empty() { "(root)" } else { &path };
-        write!(f, "error at {at}: {}", self.message)
+        write!(f, "error at {at}: {}", self.0.message)
     }
 }
 
@@ -84,5 +138,25 @@ impl Program {
     /// as go-cty writes it. For many values, reuse a [`MsgpackEncoder`].
     pub fn encode_msgpack(&self, value: Value<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         MsgpackEncoder::new().encode(self, value, out)
+    }
+
+    /// Appends the JSON encoding of `value` (a value of this program's type) to `out`, as
+    /// go-cty's `ctyjson.Marshal` writes it. An unknown or an infinity is an error. For many
+    /// values, reuse a [`JsonEncoder`].
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::Program;
+    ///
+    /// let program = Program::from_type_json(r#"["object",{"n":"number","s":"string"}]"#).unwrap();
+    /// let bump = Bump::new();
+    /// let value = program.decode_json(br#"{"s": "<b>", "n": 1e3}"#, &bump).unwrap();
+    /// let mut out = Vec::new();
+    /// program.encode_json(value, &mut out).unwrap();
+    /// // Sorted keys, HTML characters escaped, no exponent.
+    /// assert_eq!(out, br#"{"n":1000,"s":"\u003cb\u003e"}"#);
+    /// ```
+    pub fn encode_json(&self, value: Value<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        JsonEncoder::new().encode(self, value, out)
     }
 }

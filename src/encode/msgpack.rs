@@ -10,8 +10,8 @@
 //! order they hold.
 
 use super::number::{written, Written, MAX_PLAIN_DIGITS};
-use super::EncodeError;
-use crate::limits::MAX_DEPTH;
+use super::order::sorted_keys;
+use super::{EncodeError, MAX_NESTING};
 use crate::number::Number;
 use crate::program::key::write_msgpack_str;
 use crate::program::{Op, OpId, Program};
@@ -26,11 +26,6 @@ pub struct MsgpackEncoder {
     depth: usize,
 }
 
-/// How deep a value the encoder writes: twice the decoders' [`MAX_DEPTH`] (a decoded value's
-/// containers and dynamic wrappers stay within it), so a value built by hand cannot overflow
-/// the stack.
-const MAX_NESTING: usize = 2 * MAX_DEPTH as usize;
-
 impl MsgpackEncoder {
     /// A new encoder.
     pub fn new() -> MsgpackEncoder {
@@ -44,48 +39,71 @@ impl MsgpackEncoder {
         value: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        self.value(program, program.root(), value, out)
+        let root = program.root();
+        self.value(program, root, program.op(root), value, out)
     }
 
+    /// One value at op `op` (`code` is its instruction): the common scalars here, inlined
+    /// into the container loops; everything else in [`Self::composite`].
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn value(
         &mut self,
         prog: &Program,
         op: OpId,
+        code: Op,
+        v: Value<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        match (code, v) {
+            (Op::String, Value::String(s)) => str(s, out),
+            (Op::Number, Value::Int(i)) => int(i, out),
+            (Op::Bool, Value::Bool(b)) => out.push(if b { 0xc3 } else { 0xc2 }),
+            (_, Value::Null) => out.push(0xc0),
+            _ => return self.composite(prog, op, code, v, out),
+        }
+        Ok(())
+    }
+
+    /// Containers, dynamic wrappers, unknowns, other numbers, and mismatches; the recursion's
+    /// depth is counted here.
+    #[inline(never)]
+    fn composite(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        code: Op,
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
         if self.depth >= MAX_NESTING {
-            let msg = format!("nested more than {MAX_NESTING} levels deep");
-            return Err(EncodeError::new(msg));
+            return Err(EncodeError::too_deep());
         }
         self.depth += 1;
-        let result = self.value_at_depth(prog, op, v, out);
+        let result = self.composite_at_depth(prog, op, code, v, out);
         self.depth -= 1;
         result
     }
 
-    fn value_at_depth(
+    fn composite_at_depth(
         &mut self,
         prog: &Program,
         op: OpId,
+        code: Op,
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        let code = prog.op(op);
         match (code, v) {
-            (_, Value::Null) => out.push(0xc0),
             (Op::Dynamic, Value::Unknown(_)) => out.extend_from_slice(&[0xd4, 0, 0]),
             (_, Value::Unknown(r)) => unknown(code, r, out)?,
-            (Op::Bool, Value::Bool(b)) => out.push(if b { 0xc3 } else { 0xc2 }),
-            (Op::Number, Value::Int(i)) => int(i, out),
             (Op::Number, Value::UInt(u)) => number(&Number::UInt(u), out)?,
             (Op::Number, Value::Float(f)) => number(&Number::Float(f), out)?,
             (Op::Number, Value::Decimal(t)) => number(&Number::Decimal(t), out)?,
-            (Op::String, Value::String(s)) => str(s, out),
             (Op::List { elem, .. }, Value::List(e)) | (Op::Set { elem, .. }, Value::Set(e)) => {
                 array_header(e.len(), out);
+                let elem_code = prog.op(elem);
                 for (i, x) in e.iter().enumerate() {
-                    self.value(prog, elem, *x, out).map_err(|e| e.in_index(i))?;
+                    self.value(prog, elem, elem_code, *x, out)
+                        .map_err(|e| e.in_index(i))?;
                 }
             }
             (Op::Tuple { elems }, Value::Tuple(e)) => {
@@ -100,40 +118,24 @@ impl MsgpackEncoder {
                 }
                 array_header(e.len(), out);
                 for (i, (o, x)) in ops.iter().zip(e).enumerate() {
-                    self.value(prog, *o, *x, out).map_err(|e| e.in_index(i))?;
+                    self.value(prog, *o, prog.op(*o), *x, out)
+                        .map_err(|e| e.in_index(i))?;
                 }
             }
             (Op::Map { elem }, Value::Map(entries)) => {
-                // Sorted bytewise, the last of a repeated key kept. The indices go on the end
-                // of the shared scratch (maps inside this one push theirs after them), sorted
-                // by key and then index (an unstable sort: no allocation).
-                let key = |i: u32| entries.get(i as usize).map_or("", |(k, _)| *k);
-                let base = self.order.len();
-                self.order.extend(0..entries.len() as u32);
-                if let Some(mine) = self.order.get_mut(base..) {
-                    mine.sort_unstable_by(|a, b| {
-                        key(*a).as_bytes().cmp(key(*b).as_bytes()).then(a.cmp(b))
-                    });
-                }
-                let n = entries.len();
-                // Position `j` of the sorted run is written unless the next has the same key.
-                let last_of_key = |order: &[u32], j: usize| {
-                    let this = order.get(base + j).map_or("", |&i| key(i));
-                    j + 1 == n || order.get(base + j + 1).map_or("", |&i| key(i)) != this
-                };
-                let unique = (0..n).filter(|&j| last_of_key(&self.order, j)).count();
-                map_header(unique, out);
+                let base = sorted_keys(entries, &mut self.order);
+                map_header(self.order.len() - base, out);
+                let elem_code = prog.op(elem);
                 let mut result = Ok(());
-                for j in 0..n {
-                    if !last_of_key(&self.order, j) {
-                        continue;
-                    }
-                    let i = self.order.get(base + j).copied().unwrap_or(0);
+                for j in base..self.order.len() {
+                    let i = self.order.get(j).copied().unwrap_or(0);
                     let Some((k, x)) = entries.get(i as usize) else {
                         continue;
                     };
                     str(k, out);
-                    result = self.value(prog, elem, *x, out).map_err(|e| e.in_key(k));
+                    result = self
+                        .value(prog, elem, elem_code, *x, out)
+                        .map_err(|e| e.in_key(k));
                     if result.is_err() {
                         break;
                     }
@@ -150,52 +152,20 @@ impl MsgpackEncoder {
                 let entries = entries.unwrap_or_default();
                 map_header(names.len(), out);
                 for ((name, entry), x) in names.iter().zip(entries).zip(object.attrs()) {
-                    str(name, out);
-                    self.value(prog, entry.op, *x, out)
+                    out.extend_from_slice(entry.msgpack());
+                    self.value(prog, entry.op, entry.code, *x, out)
                         .map_err(|e| e.in_attr(name))?;
                 }
             }
             (Op::Dynamic, Value::Dynamic(d)) => {
                 out.push(0x92);
                 type_json(d.program, out);
-                self.value(d.program, d.program.root(), d.value, out)?;
+                let root = d.program.root();
+                self.value(d.program, root, d.program.op(root), d.value, out)?;
             }
-            (_, v) => {
-                let what = match code {
-                    Op::String => "a string",
-                    Op::Number => "a number",
-                    Op::Bool => "a bool",
-                    Op::Dynamic => "a dynamic wrapper",
-                    Op::List { .. } => "a list",
-                    Op::Set { .. } => "a set",
-                    Op::Map { .. } => "a map",
-                    Op::Tuple { .. } => "a tuple",
-                    Op::Object { .. } => "an object of this program",
-                };
-                return Err(EncodeError::new(format!(
-                    "{what} expected, found {}",
-                    kind(v)
-                )));
-            }
+            (_, v) => return Err(EncodeError::mismatch(code, v)),
         }
         Ok(())
-    }
-}
-
-/// A short name of a value's variant, for errors.
-fn kind(v: Value<'_>) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Unknown(_) => "unknown",
-        Value::Bool(_) => "bool",
-        Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Decimal(_) => "number",
-        Value::String(_) => "string",
-        Value::List(_) => "list",
-        Value::Set(_) => "set",
-        Value::Tuple(_) => "tuple",
-        Value::Map(_) => "map",
-        Value::Object(_) => "object",
-        Value::Dynamic(_) => "dynamic value",
     }
 }
 

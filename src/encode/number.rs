@@ -25,6 +25,16 @@ pub(crate) enum Written<'a> {
     TooLong,
 }
 
+impl<'a> Written<'a> {
+    /// The text, for [`Written::Text`].
+    pub(crate) fn text(self) -> Option<Cow<'a, str>> {
+        match self {
+            Written::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 /// Most digits of a decimal exponent (either sign) that the plain form is written out for.
 pub(crate) const MAX_PLAIN_DIGITS: u64 = 4096;
 
@@ -91,6 +101,51 @@ fn decimal(text: &str) -> Written<'_> {
     } else {
         Written::Text(Cow::Owned(exact))
     }
+}
+
+/// How go-cty's JSON encoder writes decimal text it parsed: `Text('f', -1)` of the 512-bit
+/// value, the exact value in plain form (no exponent; a negative zero keeps its sign, `-0`);
+/// ±Inf as [`Written::Float`] (the caller refuses it), and [`Written::TooLong`] past
+/// [`MAX_PLAIN_DIGITS`]. Never [`Written::Int`].
+pub(crate) fn plain_decimal(text: &str) -> Written<'_> {
+    if in_plain_form(text.as_bytes()) {
+        return Written::Text(Cow::Borrowed(text));
+    }
+    let norm = normalize_decimal(text);
+    match &*norm {
+        "+Inf" => return Written::Float(f64::INFINITY),
+        "-Inf" => return Written::Float(f64::NEG_INFINITY),
+        _ => {}
+    }
+    if let Some((_, exp)) = norm.split_once(['e', 'E']) {
+        let small = exp
+            .trim_start_matches(['+', '-'])
+            .parse::<u64>()
+            .is_ok_and(|e| e <= MAX_PLAIN_DIGITS);
+        if !small {
+            return Written::TooLong;
+        }
+    }
+    let exact = plain(&norm);
+    if exact == "0" && norm.starts_with('-') {
+        return Written::Text(Cow::Borrowed("-0"));
+    }
+    Written::Text(Cow::Owned(exact))
+}
+
+/// True for text in go-cty's plain form: `-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?`.
+fn in_plain_form(text: &[u8]) -> bool {
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    let (int, frac) = match digits.iter().position(|&c| c == b'.') {
+        Some(p) => (digits.get(..p).unwrap_or_default(), digits.get(p + 1..)),
+        None => (digits, None),
+    };
+    let int_ok = int == b"0"
+        || (matches!(int.first(), Some(b'1'..=b'9')) && int.iter().all(u8::is_ascii_digit));
+    int_ok
+        && frac.is_none_or(|f| {
+            f.iter().all(u8::is_ascii_digit) && matches!(f.last(), Some(b'1'..=b'9'))
+        })
 }
 
 /// The answer for text already in go-cty's plain form (`-?(0|[1-9][0-9]*)(.[0-9]*[1-9])?`,

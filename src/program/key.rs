@@ -28,6 +28,9 @@ pub(crate) struct AttrEntry {
     json_wide: [u8; WIDE],
     json_mask: u32,
     json: Box<[u8]>,
+    /// `json` is also what Go's JSON encoder writes for the name (no HTML characters, no
+    /// U+2028/2029): the encoder copies it.
+    json_is_go: bool,
 }
 
 impl AttrEntry {
@@ -41,6 +44,7 @@ impl AttrEntry {
             Box::default()
         };
         let (json_wide, json_mask) = padded(&json);
+        let json_is_go = !json.is_empty() && crate::json_escape::is_plain(name);
         AttrEntry {
             wide,
             mask,
@@ -50,7 +54,21 @@ impl AttrEntry {
             json_wide,
             json_mask,
             json,
+            json_is_go,
         }
+    }
+
+    /// The key as MessagePack (header and name), as go-cty writes it.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn msgpack(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The key as Go's JSON encoder writes it, quoted and with its colon, when it is the one
+    /// the decoder matches (else the caller escapes the name).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn go_json(&self) -> Option<&[u8]> {
+        self.json_is_go.then_some(&*self.json)
     }
 
     /// Length of the encoded key in bytes.

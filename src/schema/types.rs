@@ -300,13 +300,16 @@ impl fmt::Display for Type {
     }
 }
 
-/// Writes `s` as a JSON string literal (escaping as serde_json does).
+/// Writes `s` as a JSON string literal, escaped as Go's `encoding/json` does (go-cty's type
+/// JSON goes through it).
 pub(crate) fn write_json_string(f: &mut dyn fmt::Write, s: &str) -> fmt::Result {
-    // A name with nothing to escape (nearly all) is written as it is, without a `String`.
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    // A name with nothing to escape (nearly all) is written as it is, without a buffer.
+    if crate::json_escape::is_plain(s) {
         f.write_str("\"")?;
         f.write_str(s)?;
         return f.write_str("\"");
     }
-    f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?)
+    let mut escaped = Vec::new();
+    crate::json_escape::write_go_json_string(s, &mut escaped);
+    f.write_str(std::str::from_utf8(&escaped).map_err(|_| fmt::Error)?)
 }

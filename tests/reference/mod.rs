@@ -137,7 +137,8 @@ pub fn wrapper(t: Type, v: RV) -> R<RV> {
         (t, v)
     };
     Ok(match v {
-        v @ (RV::Null | RV::Unknown(_)) => v,
+        // A null or unknown of type `dynamic` is bare; any other keeps its type.
+        v @ (RV::Null | RV::Unknown(_)) if t == Type::Dynamic => v,
         v => RV::Dynamic(t, Box::new(v)),
     })
 }
@@ -205,12 +206,12 @@ fn elements(e: &Type, vs: Vec<RV>) -> R<(Type, Vec<RV>)> {
     Ok((first.unwrap_or_else(|| e.clone()), out))
 }
 
-/// The value a generated wire plan decodes to: a null or unknown inside a dynamic wrapper
-/// loses its type, and a wrapper's type loses its optional-attribute markers.
+/// The value a generated wire plan decodes to: a wrapper's type loses its optional-attribute
+/// markers (a null or unknown inside keeps the type, unless it is `dynamic`).
 pub fn expected(v: &RV) -> RV {
     match v {
         RV::Dynamic(t, inner) => match expected(inner) {
-            x @ (RV::Null | RV::Unknown(_)) => x,
+            x @ (RV::Null | RV::Unknown(_)) if *t == Type::Dynamic => x,
             // A value's type has no optional-attribute markers.
             x => RV::Dynamic(t.clone().without_optional_deep(), Box::new(x)),
         },
@@ -423,6 +424,8 @@ fn dump_into(out: &mut String, v: &RV) {
             }
             out.push('}');
         }
+        // A typed null or unknown shows bare (DESIGN.md §5).
+        RV::Dynamic(_, x) if matches!(**x, RV::Null | RV::Unknown(_)) => dump_into(out, x),
         RV::Dynamic(t, x) => {
             out.push_str(&format!("{{\"type\":{t},\"value\":"));
             dump_into(out, x);
@@ -492,7 +495,7 @@ pub fn conforms(program: &Program, ty: &Type, v: Value<'_>) -> Result<(), String
         }
         (Type::Dynamic, Value::Dynamic(d)) => match d.value {
             // (A wrapper whose type holds `dynamic` holds wrappers in turn: see fuzz/README.md.)
-            Value::Null | Value::Unknown(_) => bad("dynamic content"),
+            Value::Null | Value::Unknown(_) => Ok(()),
             x => conforms(d.program, d.program.root_type(), x),
         },
         _ => bad("kind"),

@@ -1,5 +1,6 @@
 //! JSON numbers: the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, digit
-//! runs eight bytes at a time, and the value of a plain integer that fits `i64`.
+//! runs eight bytes at a time, and the value of a plain integer that fits `i64` (not `-0`: go-cty
+//! keeps the sign of a zero it parsed and writes it back, so `-0` stays text).
 
 use super::scan::is_word;
 use crate::bytes::{digit_dot_masks, BLOCK};
@@ -35,7 +36,7 @@ pub(super) fn number(buf: &[u8], at: usize) -> Result<(usize, Option<i64>), Pend
     }
     let v = digits_value(int_digits);
     let int = if neg {
-        0i64.checked_sub_unsigned(v)
+        0i64.checked_sub_unsigned(v).filter(|&n| n != 0)
     } else {
         i64::try_from(v).ok()
     };
@@ -89,7 +90,7 @@ pub(super) fn short_number(buf: &[u8], at: usize) -> Option<(usize, Option<i64>)
         }
         let v = block_digits_value(block, start, int_len);
         let int = if neg {
-            0i64.checked_sub_unsigned(v)
+            0i64.checked_sub_unsigned(v).filter(|&n| n != 0)
         } else {
             i64::try_from(v).ok()
         };
@@ -326,7 +327,7 @@ mod tests {
         assert!(checked > 50_000, "{checked}");
         for (text, want) in [
             (&b"0,"[..], Some((1, Some(0)))),
-            (b"-0]", Some((2, Some(0)))),
+            (b"-0]", Some((2, None))),
             (b"12345678901234567,", Some((17, Some(12345678901234567)))),
             (b"9223372036854775807,", Some((19, Some(i64::MAX)))),
             (b"-9223372036854775808,", Some((20, Some(i64::MIN)))),
@@ -351,7 +352,7 @@ mod tests {
     fn numbers() {
         let ok = |s: &str| number(s.as_bytes(), 0).map_err(|p| p.0 .0);
         assert_eq!(ok("0"), Ok((1, Some(0))));
-        assert_eq!(ok("-0"), Ok((2, Some(0))));
+        assert_eq!(ok("-0"), Ok((2, None)));
         assert_eq!(ok("9223372036854775807"), Ok((19, Some(i64::MAX))));
         assert_eq!(ok("9223372036854775808"), Ok((19, None)));
         assert_eq!(ok("-9223372036854775808"), Ok((20, Some(i64::MIN))));
