@@ -152,7 +152,7 @@ impl MsgpackEncoder {
                 let entries = entries.unwrap_or_default();
                 map_header(names.len(), out);
                 for ((name, entry), x) in names.iter().zip(entries).zip(object.attrs()) {
-                    out.extend_from_slice(entry.msgpack());
+                    entry.write_msgpack(out);
                     self.value(prog, entry.op, entry.code, *x, out)
                         .map_err(|e| e.in_attr(name))?;
                 }
@@ -318,9 +318,52 @@ fn int(i: i64, out: &mut Vec<u8>) {
     }
 }
 
-/// A string: fixstr, str8, str16 or str32.
+/// A string: fixstr, str8, str16 or str32. A fixstr (up to 31 bytes) goes into 32 bytes
+/// appended at once (a fixed-size store), written in place from two overlapping reads of the
+/// string's own bytes, the slack then cut off: no call to `memcpy` for the short strings that
+/// dominate states, and no block assembled on the stack and read back (a store-forwarding
+/// stall).
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn str(s: &str, out: &mut Vec<u8>) {
-    write_msgpack_str(s, out);
+    let b = s.as_bytes();
+    let n = b.len();
+    if n > 31 {
+        write_msgpack_str(s, out);
+        return;
+    }
+    let len = out.len();
+    out.extend_from_slice(&[0u8; 32]);
+    if let Some(block) = out.get_mut(len..).and_then(|t| t.first_chunk_mut::<32>()) {
+        block[0] = 0xa0 | n as u8;
+        let body = &mut block[1..];
+        if n >= 16 {
+            overlapping::<16>(b, body);
+        } else if n >= 8 {
+            overlapping::<8>(b, body);
+        } else if n >= 4 {
+            overlapping::<4>(b, body);
+        } else {
+            for (slot, &c) in body.iter_mut().zip(b) {
+                *slot = c;
+            }
+        }
+    }
+    out.truncate(len + 1 + n);
+}
+
+/// Copies `src` (`W..=2W` bytes) to the front of `dst` as its first `W` and last `W` bytes
+/// (they overlap when `src` is shorter than `2W`).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn overlapping<const W: usize>(src: &[u8], dst: &mut [u8]) {
+    let n = src.len();
+    if let (Some(head), Some(tail)) = (src.first_chunk::<W>(), src.last_chunk::<W>()) {
+        if let Some(d) = dst.first_chunk_mut::<W>() {
+            *d = *head;
+        }
+        if let Some(d) = dst.get_mut(n - W..).and_then(|d| d.first_chunk_mut::<W>()) {
+            *d = *tail;
+        }
+    }
 }
 
 /// The compact type JSON of `program`'s type as bin8, bin16 or bin32: written in place (no

@@ -58,10 +58,18 @@ impl AttrEntry {
         }
     }
 
-    /// The key as MessagePack (header and name), as go-cty writes it.
+    /// Appends the MessagePack key: a key of up to 32 bytes as one fixed-size copy of its
+    /// zero-padded block, the padding then cut off (no call to `memcpy`).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn msgpack(&self) -> &[u8] {
-        &self.bytes
+    pub(crate) fn write_msgpack(&self, out: &mut Vec<u8>) {
+        let n = self.bytes.len();
+        if n <= WIDE {
+            let len = out.len();
+            out.extend_from_slice(&self.wide);
+            out.truncate(len + n);
+        } else {
+            out.extend_from_slice(&self.bytes);
+        }
     }
 
     /// The key as Go's JSON encoder writes it, quoted and with its colon, when it is the one
