@@ -171,7 +171,7 @@ impl<'de> TypedDeserializer<'de> {
             self.value = d.value;
             self.depth = self.depth.saturating_add(1);
         }
-        if self.depth > MAX_NESTING {
+        if self.depth >= MAX_NESTING {
             return Err(DeError::new(too_deep()));
         }
         Ok(self)

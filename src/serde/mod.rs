@@ -11,23 +11,9 @@
 //!   view of a map (keys sorted bytewise, the last of a repeated key kept), object attribute
 //!   names, the nesting cap, and the value path in Terraform's notation.
 //!
-//! Both sides present a value the same way, so `from_typed::<serde_json::Value>(t)` equals
-//! `serde_json::to_value(t)` for every value that serializes:
-//!
-//! - null: none (`serialize_none`, `visit_unit` from `deserialize_any`, `visit_none` from
-//!   `deserialize_option`); bool: bool; string: str (borrowed from the input when
-//!   deserializing); list, set and tuple: a sequence; object: a map of every attribute in the
-//!   program's name order (bytewise); map: a map in go-cty's order (keys sorted bytewise; a
-//!   key the wire repeated once, with its last value); a value at a `dynamic` position: its
-//!   concrete value (the wrapper is looked through).
-//! - a number: an `i64` when it is an integer that fits, else a `u64` when one fits, else an
-//!   `f64` when it is finite and the `f64`'s shortest text is the same number (`0.1`, `1e300`),
-//!   else its exact decimal text as a string (`1e400`, `0.1000000000000000000001`). ±Inf:
-//!   an error when serializing unless [`InfinityAs::Float`] says otherwise; `f64` infinity
-//!   when deserializing. The form on the wire does not matter: `3`, `3.0` and `"3"` all
-//!   present as the `i64` 3.
-//! - an unknown: an error naming its path, unless [`UnknownAs::Null`] (serializing) or a
-//!   [`MaybeUnknown`] (deserializing) says otherwise.
+//! Both sides present a value the same way (the rules are on `impl Serialize for Typed`,
+//! in `ser.rs`), so `from_typed::<serde_json::Value>(t)` equals `serde_json::to_value(t)` for
+//! every value that serializes.
 #![deny(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
@@ -42,7 +28,6 @@ mod maybe_unknown;
 mod ser;
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 pub use de::{from_typed, DeError, TypedDeserializer};
 pub use maybe_unknown::MaybeUnknown;
@@ -161,8 +146,7 @@ impl<'a> Num<'a> {
             Number::Decimal(_) if n.is_infinite() => Num::Infinite(n.as_f64()),
             Number::Decimal(text) => {
                 let f = n.as_f64();
-                let shortest = f.to_string();
-                if f.is_finite() && Number::Decimal(&shortest).cmp_exact(&n) == Ordering::Equal {
+                if is_f64_text(text, f) {
                     Num::F64(f)
                 } else {
                     Num::Text(normalize_decimal(text))
@@ -212,38 +196,78 @@ impl Integer {
     }
 }
 
+/// Validated decimal text, parsed: `±0.DIGITS × 10^point`.
+#[derive(Debug, PartialEq)]
+enum Decimal {
+    /// A finite number; `digits` has no leading or trailing zeros (and is empty for zero).
+    Finite {
+        negative: bool,
+        digits: String,
+        point: i64,
+    },
+    /// ±Inf.
+    Infinite,
+    /// A nonzero number whose decimal exponent does not fit an `i64` (`1e99999999999999999999`):
+    /// far too large, or (`tiny`) far too small to be whole.
+    Extreme { tiny: bool },
+}
+
+impl Decimal {
+    fn parse(text: &str) -> Decimal {
+        // Plain `[-]int[.frac][e[+-]exp]` (a `p` exponent is expanded; Inf is `±Inf`).
+        let norm = normalize_decimal(text);
+        if norm.ends_with("Inf") {
+            return Decimal::Infinite;
+        }
+        let (negative, body) = match norm.strip_prefix('-') {
+            Some(body) => (true, body),
+            None => (false, norm.strip_prefix('+').unwrap_or(&norm)),
+        };
+        let (mantissa, exp) = body.split_once(['e', 'E']).unwrap_or((body, "0"));
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let all: String = int.chars().chain(frac.chars()).collect();
+        let significant = all.trim_start_matches('0');
+        let leading = all.len().saturating_sub(significant.len());
+        let digits = significant.trim_end_matches('0').to_string();
+        if digits.is_empty() {
+            let zero = String::new();
+            return Decimal::Finite {
+                negative: false,
+                digits: zero,
+                point: 0,
+            };
+        }
+        let Ok(exp) = exp.parse::<i64>() else {
+            return Decimal::Extreme {
+                tiny: exp.starts_with('-'),
+            };
+        };
+        let point = (int.len() as i64)
+            .saturating_sub(leading as i64)
+            .saturating_add(exp);
+        Decimal::Finite {
+            negative,
+            digits,
+            point,
+        }
+    }
+}
+
 /// [`Integer::of`] for validated decimal text.
 fn decimal_integer(text: &str) -> Integer {
-    // Plain `[-]int[.frac][e[+-]exp]` (a `p` exponent is expanded; Inf is `±Inf`).
-    let norm = normalize_decimal(text);
-    if norm.ends_with("Inf") {
-        return Integer::TooBig;
-    }
-    let (negative, body) = match norm.strip_prefix('-') {
-        Some(body) => (true, body),
-        None => (false, norm.strip_prefix('+').unwrap_or(&norm)),
+    let (negative, digits, point) = match Decimal::parse(text) {
+        Decimal::Finite {
+            negative,
+            digits,
+            point,
+        } => (negative, digits, point),
+        Decimal::Infinite | Decimal::Extreme { tiny: false } => return Integer::TooBig,
+        Decimal::Extreme { tiny: true } => return Integer::Fraction,
     };
-    let (mantissa, exp) = body.split_once(['e', 'E']).unwrap_or((body, "0"));
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits: String = int.chars().chain(frac.chars()).collect();
-    let significant = digits.trim_start_matches('0');
-    // The value is 0.SIG × 10^point (SIG without leading or trailing zeros).
-    let leading = digits.len().saturating_sub(significant.len());
-    let significant = significant.trim_end_matches('0');
-    if significant.is_empty() {
+    if digits.is_empty() {
         return Integer::Value(false, 0);
     }
-    let Ok(exp) = exp.parse::<i64>() else {
-        // An exponent beyond i64 either way: far too large, or far too small to be whole.
-        return match exp.starts_with('-') {
-            true => Integer::Fraction,
-            false => Integer::TooBig,
-        };
-    };
-    let point = (int.len() as i64)
-        .saturating_sub(leading as i64)
-        .saturating_add(exp);
-    let sig_len = significant.len() as i64;
+    let sig_len = digits.len() as i64;
     if point < sig_len {
         return Integer::Fraction;
     }
@@ -252,7 +276,7 @@ fn decimal_integer(text: &str) -> Integer {
         return Integer::TooBig;
     }
     let zeros = u32::try_from(point.saturating_sub(sig_len)).unwrap_or(u32::MAX);
-    let magnitude = significant
+    let magnitude = digits
         .parse::<u128>()
         .ok()
         .and_then(|m| 10u128.checked_pow(zeros).and_then(|p| m.checked_mul(p)));
@@ -260,6 +284,81 @@ fn decimal_integer(text: &str) -> Integer {
         Some(m) => Integer::Value(negative, m),
         None => Integer::TooBig,
     }
+}
+
+/// Most significant digits of decimal text that may be an `f64`'s (17 always suffice).
+const F64_DIGITS: usize = 17;
+
+/// True when decimal `text` is the finite, nonzero `f64` `f` (its nearest): its exact value, or
+/// it written to at most 17 significant digits, correctly rounded (at an exact tie, either
+/// neighbour): `10673046979514.5625` (exact), `0.1`, `2.675`, `10673046979514.562` (a tie
+/// that Rust prints `…563`), `4.940656458412465e-324` (go-cty's JSON for the smallest
+/// subnormal, which Rust prints `5e-324`). Not `3e-324` (also nearest to that subnormal, but
+/// not it rounded), `0.10000000000000000000001` or `1e-400`.
+fn is_f64_text(text: &str, f: f64) -> bool {
+    if !f.is_finite() || f == 0.0 {
+        return false;
+    }
+    let Decimal::Finite { digits, point, .. } = Decimal::parse(text) else {
+        return false;
+    };
+    let k = digits.len();
+    if k == 0 {
+        return false;
+    }
+    // f exactly, as `D.DDD…e±X`: 800 fraction digits hold every f64 (at most 767
+    // significant digits).
+    let exact = format!("{:.800e}", f.abs());
+    let Some((mantissa, exp)) = exact.split_once('e') else {
+        return false;
+    };
+    let Ok(exp) = exp.parse::<i64>() else {
+        return false;
+    };
+    let all: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let (Some(head), Some(rest)) = (all.get(..k), all.get(k..)) else {
+        return false;
+    };
+    let f_point = exp.saturating_add(1);
+    if k > F64_DIGITS {
+        // Only f's exact value.
+        return all.trim_end_matches('0') == digits && f_point == point;
+    }
+    // The remainder against one half of the last kept digit.
+    let (down, up) = match rest.as_bytes().first() {
+        Some(b'5') if rest.bytes().skip(1).all(|b| b == b'0') => (true, true),
+        Some(b'5'..=b'9') => (false, true),
+        _ => (true, false),
+    };
+    let same = |d: &str, p: i64| d.trim_end_matches('0') == digits && p == point;
+    if down && same(head, f_point) {
+        return true;
+    }
+    if up {
+        // `head` plus one in its last place (all nines carry into one more digit).
+        let mut bumped: Vec<u8> = head.bytes().collect();
+        let mut carry = true;
+        for d in bumped.iter_mut().rev() {
+            if !carry {
+                break;
+            }
+            if *d == b'9' {
+                *d = b'0';
+            } else {
+                *d = d.saturating_add(1);
+                carry = false;
+            }
+        }
+        let (bumped, p) = match carry {
+            true => (
+                format!("1{}", String::from_utf8_lossy(&bumped)),
+                f_point.saturating_add(1),
+            ),
+            false => (String::from_utf8_lossy(&bumped).into_owned(), f_point),
+        };
+        return same(&bumped, p);
+    }
+    false
 }
 
 /// A map's entries as go-cty holds the map: keys sorted bytewise, a repeated key once with
@@ -306,7 +405,7 @@ mod tests {
 
     #[test]
     fn numbers() {
-        let cases: [(Number<'_>, Num<'_>); 22] = [
+        let cases = [
             (Number::Int(-5), Num::I64(-5)),
             (Number::UInt(5), Num::I64(5)),
             (Number::UInt(u64::MAX), Num::U64(u64::MAX)),
@@ -329,6 +428,36 @@ mod tests {
             (Number::Decimal("1e300"), Num::F64(1e300)),
             (Number::Decimal("-inf"), Num::Infinite(f64::NEG_INFINITY)),
             (Number::Decimal("1e400"), Num::Text("1e400".into())),
+            (
+                Number::Decimal("10673046979514.562"),
+                Num::F64(10673046979514.562),
+            ),
+            (
+                Number::Decimal("10673046979514.563"),
+                Num::F64(10673046979514.562),
+            ),
+            (
+                Number::Decimal("10673046979514.5625"),
+                Num::F64(10673046979514.562),
+            ),
+            (
+                Number::Decimal("10673046979514.56251"),
+                Num::Text("10673046979514.56251".into()),
+            ),
+            (Number::Decimal("4.940656458412465e-324"), Num::F64(5e-324)),
+            (Number::Decimal("3e-324"), Num::Text("3e-324".into())),
+            (Number::Decimal("0.10000000000000001"), Num::F64(0.1)),
+            (
+                Number::Decimal("0.12345678901234567"),
+                Num::Text("0.12345678901234567".into()),
+            ),
+            (Number::Decimal("9.9999999999999992e22"), Num::F64(1e23)),
+            (Number::Decimal("1e23"), Num::F64(1e23)),
+            (
+                Number::Decimal("9.9999999999999999e22"),
+                Num::Text("9.9999999999999999e22".into()),
+            ),
+            (Number::Decimal("-2.675"), Num::F64(-2.675)),
             (Number::Decimal("1e-400"), Num::Text("1e-400".into())),
             (
                 Number::Decimal(".10000000000000000000001"),

@@ -97,11 +97,31 @@ impl<'a> Typed<'a> {
     }
 }
 
-/// Serializes the value as the `serde` module docs of the crate say: objects and maps as
-/// maps (attributes in name order; map keys sorted, the last of a repeated key kept), lists,
-/// sets and tuples as sequences, numbers as `i64`, `u64` or `f64` when one is exactly the
-/// number (else its decimal text as a string), dynamic values as their concrete value. An
-/// unknown or ±Inf is an error naming its path (see [`Typed::serialize_with`] for options).
+/// Serializes the value as go-cty holds it; [`from_typed`](crate::from_typed) presents a
+/// value to a `Deserialize` type the same way, so `from_typed::<serde_json::Value>(t)` equals
+/// `serde_json::to_value(t)`:
+///
+/// - null: none (`serialize_none`); bool: bool; string: str; list, set (in the order it
+///   holds) and tuple: a sequence; object: a map of every attribute, in the program's name
+///   order (bytewise); map: a map with its keys sorted bytewise, a key the wire repeated
+///   once, with its last value (as go-cty holds the map); a value at a `dynamic` position:
+///   its concrete value (the wrapper is looked through).
+/// - a number: an `i64` when it is an integer that fits, else a `u64` when one fits, else an
+///   `f64` when it is one — a float64 off the wire, or decimal text that is a finite `f64`
+///   exactly or that `f64` written to at most 17 significant digits, correctly rounded
+///   (`0.1`, `2.675`, `1e300`: what Go and Rust print; at an exact tie either neighbour) —
+///   else its exact decimal text as a string (`"1e400"`, `"0.1000000000000000000001"`, an
+///   integer beyond `u64` that no `f64` is). The form on the wire does not matter otherwise:
+///   `3`, `3.0` and `"3"` are all the `i64` 3, and a float64 sent in MessagePack presents as
+///   the same value in go-cty's JSON does.
+/// - ±Inf: an error (JSON cannot hold it; go-cty's JSON encoder refuses it too), or an `f64`
+///   with [`InfinityAs::Float`].
+/// - an unknown: an error, or null with [`UnknownAs::Null`] ([`Typed::serialize_with`]).
+///
+/// Errors go through the serializer's `custom` and read `error at PATH: MESSAGE`, the path
+/// in Terraform's notation (`.ingress[2].cidr_blocks[0]`, `.tags["Name"]`, `(root)`).
+/// Nesting deeper than twice [`MAX_DEPTH`](crate::MAX_DEPTH) (hand-built values only) is an
+/// error too.
 ///
 /// ```
 /// use bumpalo::Bump;
