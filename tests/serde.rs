@@ -360,6 +360,17 @@ fn deserialize_every_kind() {
             ignored: IgnoredAny,
         }
     );
+    // f64 from any number.
+    let numbers = [
+        Value::Int(-1),
+        Value::UInt(2),
+        Value::Float(2.5),
+        Value::Decimal("1e3"),
+        Value::Decimal("0.1"),
+    ];
+    let list = program(r#"["list","number"]"#);
+    let fs: Vec<f64> = from_typed(list.typed(Value::List(&numbers))).unwrap();
+    assert_eq!(fs, [-1.0, 2.0, 2.5, 1000.0, 0.1]);
     // Every &str points into the input.
     let range = input.as_ptr_range();
     let strs = [e.name, e.maybe.unwrap(), e.dynamic.y.unwrap()]
@@ -464,7 +475,21 @@ fn deserialize_errors_name_the_path() {
         group_error::<Tags>(r#"{"tags":{"a":"1","Name":"x"}}"#),
         r#"error at .tags["Name"]: invalid type: string "x", expected i64"#
     );
+    // Keys read as the key type asks (as serde_json reads object keys).
+    let ports = [
+        ("443", Value::String("https")),
+        ("80", Value::String("http")),
+    ];
+    let strings = program(r#"["map","string"]"#);
+    let by_port = strings.typed(Value::Map(&ports));
+    let map: BTreeMap<u16, &str> = from_typed(by_port).unwrap();
+    assert_eq!(map, BTreeMap::from([(80, "http"), (443, "https")]));
     let m = program(r#"["map","number"]"#);
+    let numbers = [("1.5", Value::Int(1)), ("x", Value::Int(2))];
+    assert_eq!(
+        de_error::<HashMap<i64, i64>>(m.typed(Value::Map(&numbers))),
+        r#"error at ["1.5"]: invalid type: string "1.5", expected i64"#
+    );
     let entries = [("a", Value::Int(1)), ("b c", Value::Int(300))];
     assert_eq!(
         de_error::<HashMap<String, u8>>(m.typed(Value::Map(&entries))),

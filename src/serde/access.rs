@@ -1,7 +1,7 @@
 //! The serde access types over a value's parts, for [`TypedDeserializer`]: a list, set or
-//! tuple's elements ([`Seq`]), a map's entries or an object's attributes ([`Map`]), and an
-//! externally tagged enum's `{variant: content}` ([`Variant`]). Each adds its path step to an
-//! error that comes out of a part.
+//! tuple's elements ([`Seq`]), a map's entries or an object's attributes ([`Map`], whose keys
+//! are [`Key`]s), and an externally tagged enum's `{variant: content}` ([`Variant`]). Each
+//! adds its path step to an error that comes out of a part.
 #![deny(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
@@ -14,8 +14,9 @@ use std::borrow::Cow;
 
 use ::serde::de::value::BorrowedStrDeserializer;
 use ::serde::de::{
-    self, DeserializeSeed, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+    self, DeserializeSeed, EnumAccess, MapAccess, SeqAccess, Unexpected, VariantAccess, Visitor,
 };
+use ::serde::forward_to_deserialize_any;
 
 use super::de::{DeError, TypedDeserializer};
 use super::Step;
@@ -95,9 +96,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
             return Ok(None);
         };
         self.next = self.next.saturating_add(1);
-        seed.deserialize(BorrowedStrDeserializer::<DeError>::new(key))
-            .map(Some)
-            .map_err(|e| e.at(step))
+        seed.deserialize(Key(key)).map(Some).map_err(|e| e.at(step))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
@@ -129,7 +128,7 @@ impl<'de> EnumAccess<'de> for Variant<'de> {
         seed: T,
     ) -> Result<(T::Value, Variant<'de>), DeError> {
         let v = seed
-            .deserialize(BorrowedStrDeserializer::<DeError>::new(self.name))
+            .deserialize(Key(self.name))
             .map_err(|e| e.at(self.step))?;
         Ok((v, self))
     }
@@ -162,5 +161,72 @@ impl<'de> VariantAccess<'de> for Variant<'de> {
     ) -> Result<V::Value, DeError> {
         let step = self.step;
         de::Deserializer::deserialize_map(self.de, visitor).map_err(|e| e.at(step))
+    }
+}
+
+/// A map key, an attribute or a variant name: a borrowed string, which is also read as a
+/// number or a bool when one is asked for (`HashMap<u16, _>` from `{"443": …}`), as
+/// serde_json reads object keys.
+struct Key<'de>(&'de str);
+
+/// Methods that parse the key as the type asked for.
+macro_rules! parse_key {
+    ($($method:ident $visit:ident $ty:ty;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+            match self.0.parse::<$ty>() {
+                Ok(x) => visitor.$visit(x),
+                Err(_) => Err(de::Error::invalid_type(Unexpected::Str(self.0), &visitor)),
+            }
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for Key<'de> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    parse_key! {
+        deserialize_bool visit_bool bool;
+        deserialize_i8 visit_i8 i8;
+        deserialize_i16 visit_i16 i16;
+        deserialize_i32 visit_i32 i32;
+        deserialize_i64 visit_i64 i64;
+        deserialize_i128 visit_i128 i128;
+        deserialize_u8 visit_u8 u8;
+        deserialize_u16 visit_u16 u16;
+        deserialize_u32 visit_u32 u32;
+        deserialize_u64 visit_u64 u64;
+        deserialize_u128 visit_u128 u128;
+        deserialize_f32 visit_f32 f32;
+        deserialize_f64 visit_f64 f64;
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        visitor.visit_enum(BorrowedStrDeserializer::<DeError>::new(self.0))
+    }
+
+    forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
     }
 }

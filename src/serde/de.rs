@@ -82,10 +82,20 @@ impl de::Error for DeError {
     }
 }
 
-/// Deserializes a `T` from a decoded value: structs from objects (or maps), maps from maps
-/// (or objects), sequences from lists, sets and tuples, `Option` from null, unit enum
-/// variants from strings, integers range-checked, `&'de str` borrowed from the input. An
-/// unknown value is an error unless the field is a [`MaybeUnknown`].
+/// Deserializes a `T` from a decoded value, presented as `Typed`'s `Serialize` impl
+/// describes (dynamic values looked through, maps in go-cty's order, numbers by value):
+/// structs from objects (attributes the struct lacks are ignored unless
+/// `#[serde(deny_unknown_fields)]`) or maps, maps from maps or objects (keys also read as
+/// numbers or bools when the key type asks, as serde_json does), sequences from lists, sets
+/// and tuples, `Option` from null (`None`) or anything else (`Some`), enums from strings
+/// (unit variants) or single-entry maps and objects (`{"Variant": content}`), integers from
+/// numbers that are integers in the type's range, `f64` from any number (±Inf included),
+/// `&'de str` borrowed from the input (or from the arena when JSON escapes forced a copy),
+/// `serde::de::IgnoredAny` from anything. `deserialize_any` is self-describing. An unknown
+/// value is an error unless the field is a [`MaybeUnknown`].
+///
+/// Errors ([`DeError`]) name the value path, whether this deserializer made them or a
+/// visitor did (a missing field is an error at the object's path).
 ///
 /// ```
 /// use bumpalo::Bump;

@@ -306,6 +306,13 @@ fn is_f64_text(text: &str, f: f64) -> bool {
     if k == 0 {
         return false;
     }
+    // The common case first: the text is f's shortest form (Rust's `{:e}`, `D.DDDe±X`).
+    let shortest = format!("{:e}", f.abs());
+    let (all, exp) = shortest.split_once('e').unwrap_or((&shortest, ""));
+    let all: String = all.chars().filter(|c| *c != '.').collect();
+    if all == digits && exp.parse::<i64>().ok().map(|e| e.saturating_add(1)) == Some(point) {
+        return true;
+    }
     // f exactly, as `D.DDD…e±X`: 800 fraction digits hold every f64 (at most 767
     // significant digits).
     let exact = format!("{:.800e}", f.abs());
