@@ -240,6 +240,25 @@ fn serialize_infinities() {
     );
 }
 
+/// A value as deep as a decode allows ([`tfwire::MAX_DEPTH`] containers) serializes and
+/// deserializes on a 2 MiB thread (a spawned thread's default) even in a debug build: both
+/// sides recurse once per level (about 2–4 KiB a level in a debug build, with serde_json).
+#[test]
+fn max_depth_fits_a_default_thread_stack() {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let p = program(r#"["list","dynamic"]"#);
+            let bump = Bump::new();
+            let v = nested(&bump, tfwire::MAX_DEPTH as usize);
+            assert_eq!(to_json(p.typed(v)).len(), 2 * 512 + 4);
+            let _: serde_json::Value = from_typed(p.typed(v)).unwrap();
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
 /// `depth` lists nested around a null, in `bump`.
 fn nested<'a>(bump: &'a Bump, depth: usize) -> Value<'a> {
     let mut v = Value::Null;

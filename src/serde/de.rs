@@ -25,7 +25,7 @@ use super::access::{Entries, Map, Seq, Variant};
 use super::maybe_unknown::MAYBE_UNKNOWN;
 #[cfg(doc)]
 use super::MaybeUnknown;
-use super::{attr_names, map_entries, signed, too_deep, Integer, Num, Step, MAX_NESTING};
+use super::{attr_names, map_entries, shown, signed, too_deep, Integer, Num, Step, MAX_NESTING};
 use crate::number::Number;
 use crate::program::Program;
 use crate::value::{Typed, Value};
@@ -95,7 +95,10 @@ impl de::Error for DeError {
 /// value is an error unless the field is a [`MaybeUnknown`].
 ///
 /// Errors ([`DeError`]) name the value path, whether this deserializer made them or a
-/// visitor did (a missing field is an error at the object's path).
+/// visitor did (a missing field is an error at the object's path). The walk recurses once
+/// per level (a value as deep as a decode allows fits a 2 MiB thread stack in a debug
+/// build); a value nested deeper than twice [`MAX_DEPTH`](crate::MAX_DEPTH) (built by hand)
+/// is an error.
 ///
 /// ```
 /// use bumpalo::Bump;
@@ -242,11 +245,11 @@ impl<'de> TypedDeserializer<'de> {
             Integer::Value(true, m) => signed(true, m).and_then(|i| T::try_from(i).ok()),
             Integer::TooBig => None,
             Integer::Fraction => {
-                let msg = format!("number {n} is not an integer (expected {ty})");
+                let msg = format!("number {} is not an integer (expected {ty})", shown(&n));
                 return Err(DeError::new(msg));
             }
         };
-        value.ok_or_else(|| DeError::new(format!("number {n} is out of range for {ty}")))
+        value.ok_or_else(|| DeError::new(format!("number {} is out of range for {ty}", shown(&n))))
     }
 
     /// The number as the nearest `f64`; a finite number beyond `f64`'s range is an error.
@@ -254,7 +257,8 @@ impl<'de> TypedDeserializer<'de> {
         let n = self.number(visitor)?;
         let f = n.as_f64();
         if f.abs() > max && !n.is_infinite() {
-            return Err(DeError::new(format!("number {n} is out of range for {ty}")));
+            let msg = format!("number {} is out of range for {ty}", shown(&n));
+            return Err(DeError::new(msg));
         }
         Ok(f)
     }

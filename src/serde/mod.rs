@@ -158,6 +158,16 @@ impl<'a> Num<'a> {
     }
 }
 
+/// A number for an error message: its text, cut short when long (the input may hold a
+/// megabyte of digits).
+fn shown(n: &Number<'_>) -> String {
+    let text = n.to_string();
+    match text.get(..40) {
+        Some(head) if text.len() > 48 => format!("{head}… ({} characters)", text.len()),
+        _ => text,
+    }
+}
+
 /// `magnitude` with a sign, when an `i128` holds it.
 fn signed(negative: bool, magnitude: u128) -> Option<i128> {
     if negative {
@@ -513,6 +523,12 @@ mod tests {
         );
         assert_eq!(Integer::of(&Number::Float(-1e39)), Integer::TooBig);
         assert_eq!(signed(true, 1 << 127), Some(i128::MIN));
+        let long = "7".repeat(1000);
+        assert_eq!(
+            shown(&Number::Decimal(&long)),
+            format!("{}… (1000 characters)", &long[..40])
+        );
+        assert_eq!(shown(&Number::Float(0.5)), "0.5");
         assert_eq!(signed(true, (1 << 127) + 1), None);
     }
 

@@ -120,8 +120,9 @@ impl<'a> Typed<'a> {
 ///
 /// Errors go through the serializer's `custom` and read `error at PATH: MESSAGE`, the path
 /// in Terraform's notation (`.ingress[2].cidr_blocks[0]`, `.tags["Name"]`, `(root)`).
-/// Nesting deeper than twice [`MAX_DEPTH`](crate::MAX_DEPTH) (hand-built values only) is an
-/// error too.
+/// The walk recurses once per level (a value as deep as a decode allows fits a 2 MiB thread
+/// stack in a debug build); nesting deeper than twice [`MAX_DEPTH`](crate::MAX_DEPTH)
+/// (hand-built values only) is an error too.
 ///
 /// ```
 /// use bumpalo::Bump;
