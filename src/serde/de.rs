@@ -90,7 +90,8 @@ impl de::Error for DeError {
 /// and tuples, `Option` from null (`None`) or anything else (`Some`), enums from strings
 /// (unit variants) or single-entry maps and objects (`{"Variant": content}`), integers from
 /// numbers that are integers in the type's range, `f64` from any number (±Inf included),
-/// `&'de str` borrowed from the input (or from the arena when JSON escapes forced a copy),
+/// `&'de str` borrowed from the input (or from the arena when JSON escapes forced a copy;
+/// an object's attribute names, read as map keys, from the program),
 /// `serde::de::IgnoredAny` from anything. `deserialize_any` is self-describing. An unknown
 /// value is an error unless the field is a [`MaybeUnknown`].
 ///
