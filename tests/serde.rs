@@ -1,7 +1,8 @@
 //! serde interop (`src/serde/`): `Serialize for Typed` (exact JSON through serde_json),
 //! `from_typed` (exact values, borrowed strings, exact error paths and messages),
-//! `MaybeUnknown`, and the acceptance test over the corpus's `aws_security_group` and
-//! `aws_instance` instances.
+//! `MaybeUnknown`, the acceptance test over the corpus's `aws_security_group` and
+//! `aws_instance` instances, and serde_json's text of every corpus instance and workload
+//! against tfwire's JSON encoder and go-cty's JSON.
 //!
 //! The corpus tests need the shared checkout (`$TFWIRE_SHARED`, default `../shared`) and fail
 //! without it: they are the issue's acceptance test.
@@ -1060,8 +1061,11 @@ fn corpus_security_groups_and_instances() {
 
 /// Every instance of the corpus's state files that decodes (against every providers-schema
 /// document of the corpus, drift skipped): the deserializer's `serde_json::Value` is the
-/// serializer's, and, where the type holds no `dynamic`, the serialized JSON decodes back
-/// (through tfwire's JSON decoder, same program) to a value that serializes to the same text.
+/// serializer's, and, where the type holds no `dynamic` (go-cty writes a dynamic value's
+/// `{"value","type"}` wrapper; serde looks through it), serde_json's text is tfwire's JSON
+/// encoder's (go-cty's bytes) token for token, but for the differences [`compare_with_go`]
+/// counts, and decodes back (tfwire's JSON decoder, same program) to a value that serializes
+/// to the same text.
 #[test]
 fn corpus_serialize_and_deserialize_agree() {
     let corpus = corpus();
@@ -1087,6 +1091,7 @@ fn corpus_serialize_and_deserialize_agree() {
         ..DecodeOptions::default()
     };
     let (mut ok, mut concrete, mut json_bytes) = (0, 0, 0);
+    let mut differences = Vec::new();
     for path in state_files() {
         let text = std::fs::read_to_string(&path).unwrap();
         let state = StateFile::parse(&text).unwrap();
@@ -1107,12 +1112,30 @@ fn corpus_serialize_and_deserialize_agree() {
             concrete += 1;
             let json = serde_json::to_string(&root).unwrap();
             json_bytes += json.len();
+            let mut encoded = Vec::new();
+            m.program.encode_json(value, &mut encoded).unwrap();
+            let encoded = String::from_utf8(encoded).unwrap();
+            let diff = compare_with_go(&encoded, &json);
+            if !diff.starts_with("identical") {
+                differences.push(format!("{}: {diff}", item.address()));
+            }
             let again = m.program.decode_json(json.as_bytes(), &bump).unwrap();
             let json2 = serde_json::to_string(&m.program.typed(again)).unwrap();
             assert_eq!(json, json2, "{what}");
         }
     }
     assert_eq!((ok, concrete, json_bytes), (381, 379, 174_816));
+    // Byte for byte but for two instances, whose strings hold `<`, `>` or `&` (Go escapes
+    // them; serde_json does not).
+    assert_eq!(
+        differences,
+        [
+            "aws_api_gateway_integration_response.foo: differs: 42 tokens, 1 strings escaped \
+             otherwise, 0 numbers as text, 0 f64s in another form",
+            "random_string.example: differs: 53 tokens, 2 strings escaped otherwise, 0 numbers \
+             as text, 0 f64s in another form",
+        ]
+    );
 }
 
 /// Every workload of the shared checkout (go-cty's own encodings of large values): the
@@ -1122,7 +1145,8 @@ fn corpus_serialize_and_deserialize_agree() {
 /// `unknown_heavy` both stop at the same first unknown. Where the type holds no `dynamic`
 /// (go-cty writes a dynamic value's `{"value","type"}` wrapper; serde looks through it),
 /// serde_json's text is go-cty's own JSON (`value.json`) token for token, but for the
-/// differences [`compare_with_go`] counts: byte for byte on four workloads.
+/// differences [`compare_with_go`] counts: byte for byte on four workloads; tfwire's JSON
+/// encoder's text differs from serde_json's in the same tokens.
 #[test]
 fn workloads_serialize_alike_from_both_encodings() {
     let dir = corpus().parent().unwrap().join("workloads");
@@ -1170,10 +1194,13 @@ fn workloads_serialize_alike_from_both_encodings() {
             );
             if !p.root_type().has_dynamic() {
                 let go = std::str::from_utf8(&text).unwrap();
-                summary.push(format!(
-                    "{name}: vs go-cty's JSON: {}",
-                    compare_with_go(go, &json)
-                ));
+                let vs_go = compare_with_go(go, &json);
+                // tfwire's JSON encoder writes go-cty's bytes: the same differences.
+                let mut encoded = Vec::new();
+                p.encode_json(root.value, &mut encoded).unwrap();
+                let encoded = String::from_utf8(encoded).unwrap();
+                assert_eq!(compare_with_go(&encoded, &json), vs_go, "{name}");
+                summary.push(format!("{name}: vs go-cty's JSON: {vs_go}"));
             }
         }
         summary.push(format!("{name}: {} bytes", json.len()));
@@ -1231,7 +1258,8 @@ fn tokens(json: &str) -> Vec<&str> {
     out
 }
 
-/// Compares serde_json's text of a value with go-cty's JSON of it, token by token: the same
+/// Compares serde_json's text of a value with go-cty's JSON of it (`ctyjson.Marshal`'s, or
+/// tfwire's JSON encoder's), token by token: the same
 /// token, or a string escaped differently (Go escapes `<`, `>`, `&` as `\u003c`…), or a
 /// number that go-cty writes as a number and serde as its decimal text (no `f64` is that
 /// number), or the same `f64` in another form (`1e-7` for go-cty's `0.0000001`). Returns the
