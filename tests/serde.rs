@@ -1292,3 +1292,56 @@ fn compare_with_go(go: &str, serde: &str) -> String {
         g.len()
     )
 }
+
+/// Typed nulls and unknowns at `dynamic` positions (a `Value::Dynamic` holding them) are
+/// looked through like any dynamic value: null, and an unknown at the attribute's path.
+#[test]
+fn typed_nulls_and_unknowns_at_dynamic_positions() {
+    let p = program(r#"["object",{"a":"dynamic","b":"dynamic"}]"#);
+    let ty = |t: &str| rmpv::Value::Binary(t.as_bytes().to_vec());
+    let input = mp(obj(vec![
+        (
+            "a",
+            rmpv::Value::Array(vec![ty(r#""string""#), rmpv::Value::Nil]),
+        ),
+        ("b", rmpv::Value::Array(vec![ty(r#""number""#), unknown()])),
+    ]));
+    let bump = Bump::new();
+    let root = p.typed(p.decode_msgpack(&input, &bump).unwrap());
+    let Value::Object(o) = root.value else {
+        panic!("an object")
+    };
+    assert!(matches!(o.attrs(), [Value::Dynamic(_), Value::Dynamic(_)]));
+    assert_eq!(
+        ser_error(root),
+        "error at .b: unknown value (serialize with UnknownAs::Null to write null)"
+    );
+    let null = SerializeOptions {
+        unknown: UnknownAs::Null,
+        ..SerializeOptions::default()
+    };
+    let json = serde_json::to_string(&root.serialize_with(null)).unwrap();
+    assert_eq!(json, r#"{"a":null,"b":null}"#);
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Ab<'a> {
+        a: Option<&'a str>,
+        b: MaybeUnknown<Option<i64>>,
+    }
+    let ab: Ab = from_typed(root).unwrap();
+    assert_eq!(
+        ab,
+        Ab {
+            a: None,
+            b: MaybeUnknown::Unknown
+        }
+    );
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Plain {
+        b: Option<i64>,
+    }
+    assert_eq!(
+        de_error::<Plain>(root),
+        "error at .b: unknown value (a field of type tfwire::MaybeUnknown<T> accepts one)"
+    );
+}
