@@ -4,6 +4,7 @@
 //! # Contents
 //! - [Should I use this crate?](#should-i-use-this-crate)
 //! - [Example](#example)
+//! - [serde](#serde)
 //! - [How it works](#how-it-works)
 //! - [Semantics](#semantics)
 //! - [Limits and safety](#limits-and-safety)
@@ -47,6 +48,13 @@
 //! assert_eq!(err.offset(), 21);
 //! ```
 //!
+//! # serde
+//! A [`Typed`] value implements `serde::Serialize` (objects and maps as maps, collections as
+//! sequences, dynamic values as their concrete value; an unknown or ±Inf is an error naming
+//! its path unless [`SerializeOptions`] say otherwise), and [`from_typed`] fills any
+//! `Deserialize` type from one, borrowing strings from the input, with errors ([`DeError`])
+//! that name the value path; a [`MaybeUnknown`] field receives unknown values.
+//!
 //! # How it works
 //! [`schema`] holds the schema model and the implied-type rule; the compiler turns a [`Type`]
 //! into a [`Program`] of flat ops addressed by [`OpId`]s; an executor per format walks the input
@@ -82,9 +90,14 @@ mod limits;
 mod number;
 mod program;
 pub mod schema;
+mod serde;
 pub mod state;
 mod value;
 
+pub use crate::serde::{
+    from_typed, DeError, InfinityAs, MaybeUnknown, Serializable, SerializeOptions,
+    TypedDeserializer, UnknownAs,
+};
 pub use encode::{EncodeError, JsonEncoder, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
 pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};
