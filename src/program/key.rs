@@ -66,7 +66,7 @@ impl AttrEntry {
         if n <= WIDE {
             let len = out.len();
             out.extend_from_slice(&self.wide);
-            out.truncate(len + n);
+            out.truncate(len.saturating_add(n));
         } else {
             out.extend_from_slice(&self.bytes);
         }
