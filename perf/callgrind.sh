@@ -3,6 +3,8 @@
 # stable on noisy machines, for before/after comparisons (perf/optimizations.md).
 #
 # Usage: perf/callgrind.sh [WORKLOAD,...]      (default: every workload found)
+# Environment: CONTENDER=rmpv (default tfwire) counts a peer instead; ENCODE=1 counts
+# encodes (`tfwire bench --encode`) instead of decodes.
 # Prints one line per workload and encoding: `WORKLOAD FORMAT BYTES INSTRUCTIONS_PER_DECODE
 # INSTRUCTIONS_PER_BYTE`. Each count is (run with 11 decodes − run with 1 decode) / 10, so schema
 # loading, compilation and the correctness check are excluded.
@@ -16,11 +18,14 @@ export CARGO_TARGET_DIR=${CALLGRIND_TARGET_DIR:-target/callgrind}
 cargo build --release --quiet
 bin=$CARGO_TARGET_DIR/release/tfwire
 only=${1:-}
-workloads=$($bin bench --json --rounds 1 --round-ms 0 --contenders tfwire ${only:+--only "$only"} \
+contender=${CONTENDER:-tfwire}
+mode=()
+[ "${ENCODE:-0}" = 1 ] && mode=(--encode)
+workloads=$($bin bench "${mode[@]}" --json --rounds 1 --round-ms 0 --contenders "$contender" ${only:+--only "$only"} \
   | python3 -c 'import json,sys; [print(r["workload"], r["format"], r["bytes"]) for r in json.load(sys.stdin)["rows"]]')
 count() { # WORKLOAD FORMAT ROUNDS
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" bench --json --only "$1" \
-    --format "$2" --contenders tfwire --rounds "$3" --round-ms 0 2>&1 >/dev/null | awk '/refs:/ {gsub(",","",$NF); print $NF}'
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" bench "${mode[@]}" --json --only "$1" \
+    --format "$2" --contenders "$contender" --rounds "$3" --round-ms 0 2>&1 >/dev/null | awk '/refs:/ {gsub(",","",$NF); print $NF}'
 }
 while read -r name format bytes; do
   one=$(count "$name" "$format" 1)
