@@ -205,6 +205,30 @@ fn refined_unknowns_reencode_as_go_cty_writes_them() {
 }
 
 #[test]
+fn length_bounds_past_int64_are_go_ints() {
+    // (Found by the roundtrip property.) go-cty's length bounds are Go ints: an upper bound
+    // past int64 (a uint64 on the wire) is no bound, a lower bound past it the largest int64;
+    // neither is written as a negative number.
+    let program = Program::from_type_json(r#"["list","string"]"#).unwrap();
+    let bump = Bump::new();
+    let mut upper = vec![0xc7, 0x0b, 0x0c, 0x81, 0x06, 0xcf];
+    upper.extend_from_slice(&0xc700_0000_0000_0001u64.to_be_bytes());
+    let value = program.decode_msgpack(&upper, &bump).unwrap();
+    let mut out = Vec::new();
+    program.encode_msgpack(value, &mut out).unwrap();
+    assert_eq!(out, [0xd4, 0x00, 0x00]);
+    let mut lower = vec![0xc7, 0x0b, 0x0c, 0x81, 0x05, 0xcf];
+    lower.extend_from_slice(&u64::MAX.to_be_bytes());
+    let value = program.decode_msgpack(&lower, &bump).unwrap();
+    out.clear();
+    program.encode_msgpack(value, &mut out).unwrap();
+    let mut want = vec![0xc7, 0x0b, 0x0c, 0x81, 0x05, 0xcf];
+    want.extend_from_slice(&(i64::MAX as u64).to_be_bytes());
+    assert_eq!(out, want);
+    assert!(program.decode_msgpack(&out, &bump).is_ok());
+}
+
+#[test]
 fn numbers_and_nesting_past_the_bounds_are_errors() {
     let program = Program::from_type_json(r#""number""#).unwrap();
     let mut out = Vec::new();

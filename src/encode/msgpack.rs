@@ -208,12 +208,14 @@ fn unknown(code: Op, r: Option<&Refinements<'_>>, out: &mut Vec<u8>) -> Result<(
             }
         }
         Op::List { .. } | Op::Set { .. } | Op::Map { .. } => {
+            // go-cty's bounds are Go ints: a lower bound past `int64` is clamped to its
+            // largest, and an upper bound at or past it is no bound (go-cty's default).
             if let Some(lower) = r.length_lower.filter(|&l| l != 0) {
                 out.push(0x05);
-                int(lower as i64, out);
+                int(i64::try_from(lower).unwrap_or(i64::MAX), out);
                 entries += 1;
             }
-            if let Some(upper) = r.length_upper.filter(|&u| u != i64::MAX as u64) {
+            if let Some(upper) = r.length_upper.filter(|&u| u < i64::MAX as u64) {
                 out.push(0x06);
                 int(upper as i64, out);
                 entries += 1;

@@ -22,7 +22,9 @@ use tfwire::schema::{SchemaSelector, SchemaSource};
 use tfwire::{dump, DecodeOptions, ErrorKind, Limits, Program, Type};
 
 use super::gen::{self, Bytes, Source};
-use super::{conforms, encode, expected, from_vm, has_unknown, json, mp, same_value, Opts, RV};
+use super::{
+    conforms, encode, expected, from_vm, has_unknown, json, mp, same_value, Opts, RNum, RV,
+};
 
 /// Which wire format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +143,10 @@ pub fn differential(p: &Program, f: Format, input: &[u8], o: &Opts) {
         false => p,
     };
     let vm = vm_decode(p, f, input, &o.decode_options());
+    if vm.is_ok() {
+        // Any input that decodes re-encodes, to the same value.
+        reencode(p, f, input);
+    }
     let rf = ref_decode(p.root_type(), f, input, o);
     if vm != rf {
         let typed = typed_input(p.root_type(), input);
@@ -292,7 +298,7 @@ pub fn roundtrip_value(s: &mut dyn Source, t: &Type, plan: &RV) {
         "msgpack roundtrip\n type {t}\n want {want:?}\n input {bytes:02x?}\n VM  {got:?}\n ref {rf:?}\n VM error {}",
         vm_error(&p, Format::Msgpack, &bytes, &o.decode_options())
     );
-    reencode_msgpack(&p, &bytes);
+    reencode(&p, Format::Msgpack, &bytes);
     if has_unknown(&want) {
         return;
     }
@@ -307,34 +313,132 @@ pub fn roundtrip_value(s: &mut dyn Source, t: &Type, plan: &RV) {
     );
 }
 
-/// tfwire's own encoder on what the VM decodes from `bytes`: the value encodes, the encoding
-/// decodes, and encoding is a fixed point (re-encoding the re-encoding gives the same bytes:
-/// go-cty's form of a value is one form).
-fn reencode_msgpack(p: &Program, bytes: &[u8]) {
+/// tfwire's own encoders on what the VM decodes from `bytes` (in `from`): the value encodes, the
+/// encoding decodes to the same value (as go-cty holds it: map keys sorted with the last
+/// repeat kept, refinements as go-cty writes them), and encoding is a fixed point
+/// (re-encoding the re-encoding gives the same bytes: go-cty's form of a value is one form).
+/// MessagePack always; JSON when the value has no unknowns and no infinities (JSON's
+/// refusals), numbers then equal as float64s where a float64 was written as its shortest text.
+pub fn reencode(p: &Program, from: Format, bytes: &[u8]) {
     let bump = bumpalo::Bump::new();
-    let Ok(value) = p.decode_msgpack(bytes, &bump) else {
+    let Ok(value) = decode_in(p, from, bytes, &bump) else {
         return;
     };
-    let mut once = Vec::new();
-    p.encode_msgpack(value, &mut once)
-        .unwrap_or_else(|e| panic!("a decoded value does not encode: {e}\n input {bytes:02x?}"));
-    let again = p.decode_msgpack(&once, &bump).unwrap_or_else(|e| {
-        panic!("the encoding does not decode: {e}\n input {bytes:02x?}\n encoding {once:02x?}")
-    });
-    let mut twice = Vec::new();
-    p.encode_msgpack(again, &mut twice).expect("re-encodes");
-    if once != twice {
-        let at = once
-            .iter()
-            .zip(&twice)
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        let near = |b: &[u8]| format!("{:02x?}", &b[at.saturating_sub(8)..(at + 16).min(b.len())]);
-        panic!(
-            "encoding is not a fixed point at byte {at}: {} then {}\n input {bytes:02x?}",
-            near(&once),
-            near(&twice)
+    let original = rv(p, value);
+    for f in [Format::Msgpack, Format::Json] {
+        let encode = |v, out: &mut Vec<u8>| match f {
+            Format::Msgpack => p.encode_msgpack(v, out),
+            Format::Json => p.encode_json(v, out),
+        };
+        let mut once = Vec::new();
+        if let Err(e) = encode(value, &mut once) {
+            // JSON's refusals, and the encoders' bound on a number's written length.
+            let refused = e.message() == "value is not known"
+                || e.message() == "cannot serialize infinity as JSON";
+            let too_long = e.message().ends_with("digits written out");
+            assert!(
+                (f == Format::Json && refused) || too_long,
+                "a decoded value does not encode as {f:?}: {e}\n input {bytes:02x?}"
+            );
+            continue;
+        }
+        let again = decode_in(p, f, &once, &bump).unwrap_or_else(|e| {
+            panic!("the {f:?} encoding does not decode: {e}\n input {bytes:02x?}\n encoding {once:02x?}")
+        });
+        let loose = f == Format::Json;
+        assert!(
+            same_encoded(&normal(&rv(p, again)), &normal(&original), loose),
+            "decode(encode(v)) != v in {f:?}\n input {bytes:02x?}\n encoding {}\n v {original:?}\n got {:?}",
+            String::from_utf8_lossy(&once),
+            rv(p, again)
         );
+        let mut twice = Vec::new();
+        encode(again, &mut twice).expect("re-encodes");
+        if once != twice {
+            let at = once
+                .iter()
+                .zip(&twice)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            let near =
+                |b: &[u8]| format!("{:02x?}", &b[at.saturating_sub(8)..(at + 16).min(b.len())]);
+            panic!(
+                "{f:?} encoding is not a fixed point at byte {at}: {} then {}\n input {bytes:02x?}",
+                near(&once),
+                near(&twice)
+            );
+        }
+    }
+}
+
+fn decode_in<'a>(
+    p: &'a Program,
+    f: Format,
+    b: &'a [u8],
+    bump: &'a Bump,
+) -> Result<tfwire::Value<'a>, tfwire::DecodeError> {
+    match f {
+        Format::Msgpack => p.decode_msgpack(b, bump),
+        Format::Json => p.decode_json(b, bump),
+    }
+}
+
+fn rv(p: &Program, v: tfwire::Value<'_>) -> RV {
+    from_vm(p, v)
+}
+
+/// A value as go-cty holds it after a write: map keys sorted bytewise, the last of a
+/// repeated key kept; an unknown refined "definitely null" is a null, and other refinements
+/// are dropped (go-cty writes only those that say something: compared elsewhere).
+fn normal(v: &RV) -> RV {
+    match v {
+        RV::Unknown(Some(r)) if r.nullness == Some(true) => RV::Null,
+        RV::Unknown(_) => RV::Unknown(None),
+        RV::List(e) => RV::List(e.iter().map(normal).collect()),
+        RV::Set(e) => RV::Set(e.iter().map(normal).collect()),
+        RV::Tuple(e) => RV::Tuple(e.iter().map(normal).collect()),
+        RV::Object(e) => RV::Object(e.iter().map(|(k, x)| (k.clone(), normal(x))).collect()),
+        RV::Map(e) => {
+            let mut sorted: Vec<(String, RV)> = Vec::new();
+            for (k, x) in e {
+                sorted.retain(|(j, _)| j != k);
+                sorted.push((k.clone(), normal(x)));
+            }
+            sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            RV::Map(sorted)
+        }
+        RV::Dynamic(t, x) => RV::Dynamic(t.clone(), Box::new(normal(x))),
+        x => x.clone(),
+    }
+}
+
+/// `same_value`, and with `loose` also numbers that are the same float64 (a float64 written
+/// as its shortest text reads back as that text).
+fn same_encoded(a: &RV, b: &RV, loose: bool) -> bool {
+    let all = |x: &[RV], y: &[RV]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_encoded(p, q, loose))
+    };
+    match (a, b) {
+        (RV::Num(x), RV::Num(y)) => {
+            let f = |n: &RNum| match n {
+                RNum::Int(i) => *i as f64,
+                RNum::UInt(u) => *u as f64,
+                RNum::Float(f) => *f,
+                RNum::Dec(t) => t.parse().unwrap_or(f64::NAN),
+            };
+            super::num::same(x, y) || (loose && f(x) == f(y))
+        }
+        (RV::List(x), RV::List(y)) | (RV::Set(x), RV::Set(y)) | (RV::Tuple(x), RV::Tuple(y)) => {
+            all(x, y)
+        }
+        (RV::Map(x), RV::Map(y)) | (RV::Object(x), RV::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| p.0 == q.0 && same_encoded(&p.1, &q.1, loose))
+        }
+        (RV::Dynamic(t, x), RV::Dynamic(u, y)) => t == u && same_encoded(x, y, loose),
+        _ => same_value(a, b),
     }
 }
 
