@@ -22,8 +22,13 @@ fn unlimited() -> DecodeOptions {
 
 /// Runs `f` on a thread with a 1 MiB stack.
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    on_stack(STACK, f)
+}
+
+/// Runs `f` on a thread with a stack of `size` bytes.
+fn on_stack<T: Send + 'static>(size: usize, f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
-        .stack_size(STACK)
+        .stack_size(size)
         .spawn(f)
         .unwrap()
         .join()
@@ -54,6 +59,15 @@ fn on_small_stack_with(
     ty: Type,
     decode: impl FnOnce(&'static Program, &Bump) -> Result<(), tfwire::DecodeError> + Send + 'static,
 ) -> Result<(), (ErrorKind, String)> {
+    on_stack_with(STACK, ty, decode)
+}
+
+/// [`on_small_stack_with`] on a stack of `size` bytes.
+fn on_stack_with(
+    size: usize,
+    ty: Type,
+    decode: impl FnOnce(&'static Program, &Bump) -> Result<(), tfwire::DecodeError> + Send + 'static,
+) -> Result<(), (ErrorKind, String)> {
     let program = std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
@@ -65,7 +79,7 @@ fn on_small_stack_with(
         .join()
         .unwrap();
     let program: &'static Program = Box::leak(Box::new(program));
-    on_small_stack(move || {
+    on_stack(size, move || {
         let bump = Bump::new();
         decode(program, &bump).map_err(|e| (e.kind(), e.message().to_string()))
     })
@@ -244,4 +258,46 @@ fn json_dynamic_wrappers_at_the_cap() {
         "}",
     );
     assert_eq!(decode_json(Type::Dynamic, chain), Ok(()));
+}
+
+/// The encoders recurse once per container too, under their own cap (twice `MAX_DEPTH`, so a
+/// value built by hand cannot overflow the stack): a list of lists at the cap encodes in both
+/// formats on a 1 MiB stack in a release build, 4 MiB in a debug build (whose frames are
+/// about three times as large); one level more is an error.
+#[test]
+fn encoders_at_their_cap() {
+    let cap = 2 * MAX_DEPTH;
+    for (levels, ok) in [(cap, true), (cap + 1, false)] {
+        let ty = nested(levels, Type::String, |t| Type::List(Box::new(t)));
+        let stack = if cfg!(debug_assertions) {
+            4 << 20
+        } else {
+            STACK
+        };
+        let result = on_stack_with(stack, ty, move |program, bump| {
+            // The value: `levels` lists, one inside the other, around "x".
+            let mut v = tfwire::Value::String("x");
+            for _ in 0..levels {
+                v = tfwire::Value::List(bump.alloc_slice_copy(&[v]));
+            }
+            let (mut mp, mut json) = (Vec::new(), Vec::new());
+            let m = program
+                .encode_msgpack(v, &mut mp)
+                .map_err(|e| e.to_string());
+            let j = program.encode_json(v, &mut json).map_err(|e| e.to_string());
+            if ok {
+                assert_eq!(m, Ok(()));
+                assert_eq!(j, Ok(()));
+                assert_eq!(mp.len(), levels as usize + 2);
+                assert_eq!(json.len(), 2 * levels as usize + 3);
+            } else {
+                let path = "[0]".repeat(cap as usize);
+                let want = format!("error at {path}: nested more than {cap} levels deep");
+                assert_eq!(m, Err(want.clone()));
+                assert_eq!(j, Err(want));
+            }
+            Ok(())
+        });
+        assert_eq!(result, Ok(()));
+    }
 }

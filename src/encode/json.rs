@@ -59,6 +59,9 @@ impl JsonEncoder {
         self.value(program, program.root(), value, out)
     }
 
+    /// One value at op `op`: the common scalars here, inlined into the container loops;
+    /// everything else in [`Self::composite`].
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn value(
         &mut self,
         prog: &Program,
@@ -66,23 +69,47 @@ impl JsonEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
+        let code = prog.op(op);
+        match (code, v) {
+            (Op::String, Value::String(s)) => write_go_json_string(s, out),
+            (Op::Number, Value::Int(i)) => {
+                out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes())
+            }
+            (Op::Bool, Value::Bool(b)) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+            (_, Value::Null) => out.extend_from_slice(b"null"),
+            _ => return self.composite(prog, op, code, v, out),
+        }
+        Ok(())
+    }
+
+    /// Containers, dynamic wrappers, unknowns, other numbers and mismatches; the recursion's
+    /// depth is counted here (containers and wrappers, as the decoders count).
+    #[inline(never)]
+    fn composite(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        code: Op,
+        v: Value<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
         if self.depth >= MAX_NESTING {
             return Err(EncodeError::too_deep());
         }
         self.depth += 1;
-        let result = self.value_at_depth(prog, op, v, out);
+        let result = self.composite_at_depth(prog, op, code, v, out);
         self.depth -= 1;
         result
     }
 
-    fn value_at_depth(
+    fn composite_at_depth(
         &mut self,
         prog: &Program,
         op: OpId,
+        code: Op,
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        let code = prog.op(op);
         match (code, v) {
             (_, Value::Null) => out.extend_from_slice(b"null"),
             (_, Value::Unknown(_)) => {
