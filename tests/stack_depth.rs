@@ -20,11 +20,6 @@ fn unlimited() -> DecodeOptions {
     }
 }
 
-/// Runs `f` on a thread with a 1 MiB stack.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    on_stack(STACK, f)
-}
-
 /// Runs `f` on a thread with a stack of `size` bytes.
 fn on_stack<T: Send + 'static>(size: usize, f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
