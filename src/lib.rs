@@ -92,6 +92,7 @@ mod program;
 pub mod schema;
 mod serde;
 pub mod state;
+pub mod stream;
 mod value;
 
 pub use crate::serde::{

@@ -370,3 +370,45 @@ fn transcode_refuses_what_the_target_cannot_hold() {
     let out = tfwire(&["transcode", "--type", "\"number\""], Some(b"1"));
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn decode_stream_prints_a_dump_per_value_and_fails_at_the_end() {
+    let ty = r#"["object",{"n":"number"}]"#;
+    let out = tfwire(
+        &["decode", "--type", ty, "--format", "json", "--stream"],
+        Some(b"{\"n\":1}\n{\"n\":true}\n\n{\"n\":3}\n"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "{\"n\":1}\n{\"n\":3}\n");
+    assert_eq!(
+        text(&out.stderr),
+        "value 1: error at .n (byte 5): expected number, found JSON bool\n1 of 3 values failed\n"
+    );
+    // Length-prefixed MessagePack from a file, every value good: exit 0.
+    let mut frames = Vec::new();
+    for n in [1u8, 2] {
+        frames.extend_from_slice(&[0, 0, 0, 4, 0x81, 0xa1, b'n', n]);
+    }
+    let out = tfwire(
+        &[
+            "decode",
+            "--type",
+            ty,
+            "--stream",
+            "--framing",
+            "length-prefixed",
+        ],
+        Some(&frames),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "{\"n\":1}\n{\"n\":2}\n");
+    // Concatenated (the default for MessagePack).
+    let out = tfwire(
+        &["decode", "--type", ty, "--stream"],
+        Some(&[0x81, 0xa1, b'n', 1, 0x81, 0xa1, b'n', 2]),
+    );
+    assert_eq!(text(&out.stdout), "{\"n\":1}\n{\"n\":2}\n");
+    // --framing needs --stream.
+    let out = tfwire(&["decode", "--type", ty, "--framing", "ndjson"], Some(b""));
+    assert_eq!(out.status.code(), Some(2));
+}

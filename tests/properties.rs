@@ -15,7 +15,9 @@
 mod reference;
 
 use bumpalo::Bump;
-use reference::check::{differential, low_opts, opts_from, roundtrip_value, Format};
+use reference::check::{
+    differential, low_opts, opts_from, roundtrip_value, stream_chunks_with, Format,
+};
 use reference::gen::{gen_type, gen_value, Rng, Shape, Source};
 use reference::{encode, has_unknown, Opts, RV};
 use tfwire::{ErrorKind, Program, Type};
@@ -200,5 +202,13 @@ fn deep_values_hit_the_depth_limit_exactly() {
             };
             assert_eq!(r.is_ok(), depth <= 256, "{f:?} depth {depth}");
         }
+    }
+}
+
+#[test]
+fn chunked_streams_of_generated_values_equal_one_shot_decodes() {
+    let mut s = Rng::new(11);
+    for _ in 0..1500 {
+        stream_chunks_with(&mut s);
     }
 }

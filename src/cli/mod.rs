@@ -93,9 +93,28 @@ struct DecodeArgs {
     /// Check LIST/SET blocks' min_items/max_items.
     #[arg(long)]
     check_item_counts: bool,
+    /// Decode a stream of values (see --framing), printing one DUMP per line as each value
+    /// completes; a bad value's error goes to stderr with its index, and the exit status is 1
+    /// at the end if any failed.
+    #[arg(long)]
+    stream: bool,
+    /// With --stream: how values are delimited (default: ndjson for --format json, else
+    /// concat).
+    #[arg(long, value_enum, requires = "stream")]
+    framing: Option<FramingArg>,
     /// The input file; `-` or nothing reads standard input.
     #[arg(value_name = "INPUT")]
     input: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FramingArg {
+    /// MessagePack values one after the other (a bad value ends the stream).
+    Concat,
+    /// MessagePack values each behind a u32 big-endian length.
+    LengthPrefixed,
+    /// One JSON value per line.
+    Ndjson,
 }
 
 #[derive(Args, Debug)]
@@ -174,18 +193,73 @@ fn compile(src: &SourceArgs) -> Result<Program, Failure> {
 
 fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let program = compile(&args.source)?;
-    let input = read_input(args.input.as_deref())?;
     let options = DecodeOptions {
         skip_unknown_attributes: args.skip_unknown_attrs,
         missing_attributes_null: args.missing_attrs_null,
         check_item_counts: args.check_item_counts,
         ..DecodeOptions::default()
     };
+    if args.stream {
+        return decode_stream(&program, &args, options);
+    }
+    let input = read_input(args.input.as_deref())?;
     let bump = Bump::new();
     let value = decode_input(&program, &input, args.format, &options, &bump)?;
     let mut out = tfwire::dump::to_string(&program, value);
     out.push('\n');
     write_stdout(out.as_bytes())
+}
+
+/// `decode --stream`: one DUMP per line, flushed as each value completes.
+fn decode_stream(
+    program: &Program,
+    args: &DecodeArgs,
+    options: DecodeOptions,
+) -> Result<(), Failure> {
+    use tfwire::stream::{Framing, StreamOptions, ValueStream};
+    let framing = match (args.framing, args.format) {
+        (Some(FramingArg::Concat), _) => Framing::Concat,
+        (Some(FramingArg::LengthPrefixed), _) => Framing::LengthPrefixed,
+        (Some(FramingArg::Ndjson), _) | (None, Format::Json) => Framing::Ndjson,
+        (None, _) => Framing::Concat,
+    };
+    let reader: Box<dyn Read> = match args.input.as_deref() {
+        Some(p) if p.as_os_str() != "-" => Box::new(
+            std::fs::File::open(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?,
+        ),
+        _ => Box::new(std::io::stdin().lock()),
+    };
+    let mut stream_options = StreamOptions::new(framing);
+    stream_options.decode = options;
+    let mut stream = ValueStream::new(program, reader, stream_options);
+    let (mut failed, mut total) = (0u64, 0u64);
+    let mut out = std::io::stdout().lock();
+    let mut line = String::new();
+    while let Some(item) = stream.next_value() {
+        total += 1;
+        match item {
+            Ok(item) => {
+                line.clear();
+                line.push_str(&tfwire::dump::to_string(program, item.value));
+                line.push('\n');
+                match out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                    Err(e) => return Err(Failure::Usage(format!("standard output: {e}"))),
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{e}");
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(Failure::BadInput(format!(
+            "{failed} of {total} values failed"
+        )));
+    }
+    Ok(())
 }
 
 /// Decodes `input` in `format`; a decode error is bad input (exit 1).
