@@ -609,4 +609,83 @@ fn corpus_states() {
         "instances=430 ok=381 errors=0 no_schema=49 bytes=268222"
     );
     assert_eq!(out.status.code(), Some(0));
+
+    // Every worker count gives the same output; NDJSON says, instance by instance, what the
+    // text output and its DUMPs say.
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+        a.extend(extra);
+        tfwire(&a)
+    };
+    let text_one = with(&["--dump", "--jobs", "1"]);
+    let text_two = with(&["--dump", "--jobs", "2"]);
+    assert_eq!(stdout(&text_one), stdout(&text_two));
+    let nd_one = with(&["--format", "ndjson", "--jobs", "1"]);
+    let nd_two = with(&["--format", "ndjson", "--jobs", "2"]);
+    assert_eq!(nd_one.stdout, nd_two.stdout);
+    assert_eq!(nd_two.status.code(), Some(1));
+    let summary = String::from_utf8(nd_two.stderr.clone()).unwrap();
+    assert!(
+        summary.starts_with("instances=430 ok=376 errors=5 no_schema=49 bytes=268222 seconds="),
+        "{summary}"
+    );
+    let text = stdout(&text_one);
+    let mut text_lines = text.lines().peekable();
+    let mut file = String::new();
+    let mut compared = 0;
+    for line in String::from_utf8(nd_one.stdout).unwrap().lines() {
+        let obj: serde_json::Value = serde_json::from_str(line).unwrap();
+        // The next instance line of the text output (after its file's header).
+        let mut t = text_lines.next().unwrap();
+        while let Some(f) = t.strip_prefix("# ") {
+            file = f.to_string();
+            t = text_lines.next().unwrap();
+        }
+        let (address, status) = t.split_once('\t').unwrap();
+        assert_eq!(obj["file"], file.as_str());
+        assert_eq!(obj["address"], address);
+        match obj["status"].as_str().unwrap() {
+            "ok" => {
+                assert_eq!(status, "ok");
+                let dump: serde_json::Value =
+                    serde_json::from_str(text_lines.next().unwrap()).unwrap();
+                assert_eq!(obj["value"], dump, "{address}");
+            }
+            "error" => {
+                let e = &obj["error"];
+                let want = format!(
+                    "error at {} (byte {}): {}",
+                    e["path"].as_str().unwrap(),
+                    e["offset"],
+                    e["message"].as_str().unwrap()
+                );
+                assert_eq!(status, want);
+            }
+            "no_schema" => assert!(status.starts_with("no schema"), "{status}"),
+            other => panic!("{other}"),
+        }
+        // The keys in the documented order.
+        let keys = [
+            "file",
+            "address",
+            "mode",
+            "type",
+            "name",
+            "module",
+            "index_key",
+            "deposed",
+            "provider",
+            "status",
+        ];
+        let at: Vec<usize> = keys
+            .iter()
+            .map(|k| line.find(&format!("\"{k}\":")).unwrap())
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]) && at[0] == 1, "{line}");
+        assert!(address.contains(obj["type"].as_str().unwrap()));
+        assert!(address.contains(obj["name"].as_str().unwrap()));
+        compared += 1;
+    }
+    assert_eq!(compared, 430);
+    assert!(text_lines.next().unwrap().starts_with("instances="));
 }
