@@ -71,6 +71,7 @@
 //!   `default-features = false`.
 #![deny(missing_docs)]
 
+pub mod build;
 mod bytes;
 mod compile;
 mod decode;
@@ -84,6 +85,7 @@ pub mod schema;
 pub mod state;
 mod value;
 
+pub use build::{BuildError, Builder, Part};
 pub use encode::{EncodeError, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
 pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};

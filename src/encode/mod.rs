@@ -18,7 +18,7 @@
 //! ```
 
 mod msgpack;
-mod number;
+pub(crate) mod number;
 
 use std::fmt;
 
