@@ -35,7 +35,7 @@ pub(super) fn value<'a>(at: At<'a>, v: Value<'a>) -> Result<Value<'a>, BuildErro
             }
         }
         (Op::Dynamic, Value::Dynamic(d)) => {
-            concrete(d.program)?;
+            outermost(at)?;
             at.enter()?;
             match value(at.inside(d.program), d.value)? {
                 // A typed null or unknown loses its type.
@@ -54,11 +54,11 @@ pub(super) fn value<'a>(at: At<'a>, v: Value<'a>) -> Result<Value<'a>, BuildErro
         }
         (Op::List { elem, .. }, Value::List(e)) => {
             at.enter()?;
-            Value::List(elements(at, e, |_| elem)?)
+            Value::List(elements(at, e, |_| elem, true)?)
         }
         (Op::Set { elem, .. }, Value::Set(e)) => {
             at.enter()?;
-            let e = elements(at, e, |_| elem)?;
+            let e = elements(at, e, |_| elem, true)?;
             Value::Set(canonical_set(at.bump, at.program, elem, e))
         }
         (Op::Tuple { elems }, Value::Tuple(e)) => {
@@ -68,7 +68,7 @@ pub(super) fn value<'a>(at: At<'a>, v: Value<'a>) -> Result<Value<'a>, BuildErro
             if ops.len() != e.len() {
                 return Err(tuple_length(ops.len(), e.len()));
             }
-            Value::Tuple(elements(at, e, |i| ops[i])?)
+            Value::Tuple(elements(at, e, |i| ops[i], false)?)
         }
         (Op::Map { elem }, Value::Map(entries)) => {
             at.enter()?;
@@ -120,7 +120,7 @@ pub(super) fn dynamic<'a>(
             expected(code)
         )));
     }
-    concrete(program)?;
+    outermost(at)?;
     at.enter()?;
     Ok(match part.fill(at.inside(program))? {
         // A typed null or unknown loses its type.
@@ -130,16 +130,18 @@ pub(super) fn dynamic<'a>(
     })
 }
 
-/// The type of a value at a dynamic position is concrete (go-cty's values' types are; the
-/// decoders read a wrapper whose type holds `dynamic` through to one).
-fn concrete(program: &Program) -> Result<(), BuildError> {
-    if program.code.concrete {
+/// A known value with its type goes only where the type is not given yet: at a dynamic
+/// position of the root program. Inside a dynamic value's type, a dynamic position is one
+/// that go-cty's value has no type for: it holds a null or an unknown (a known value there
+/// would have a concrete type, as the decoders' read-through gives it).
+fn outermost(at: At<'_>) -> Result<(), BuildError> {
+    if !at.wrapped {
         return Ok(());
     }
-    Err(BuildError::new(format!(
-        "the type of a value at a dynamic position cannot hold dynamic: {}",
-        program.root_type()
-    )))
+    Err(BuildError::new(
+        "a dynamic position inside a dynamic value's type holds only null or unknown \
+         (a known value there takes its concrete type in the enclosing one)",
+    ))
 }
 
 /// The program of type JSON `type_json` from `root`'s dynamic-type cache.
@@ -171,17 +173,21 @@ fn primitive<'a>(at: At<'a>, v: Value<'a>) -> Result<Value<'a>, BuildError> {
     dynamic(at, program, v)
 }
 
-/// Elements of a list, set or tuple checked at their ops; the slice itself unless one changed.
+/// Elements of a list, set or tuple checked at their ops (those of a list or set, a
+/// `collection`, of one type); the slice itself unless one changed.
 fn elements<'a>(
     at: At<'a>,
     e: &'a [Value<'a>],
     op_of: impl Fn(usize) -> crate::program::OpId,
+    collection: bool,
 ) -> Result<&'a [Value<'a>], BuildError> {
     let mut out: Option<&'a mut [Value<'a>]> = None;
     let mut types = SameType::default();
     for (i, x) in e.iter().enumerate() {
         let y = value(at.child(op_of(i)), *x).map_err(|err| err.in_index(i))?;
-        types.check(y).map_err(|err| err.in_index(i))?;
+        if collection {
+            types.check(y).map_err(|err| err.in_index(i))?;
+        }
         store(at, e, &mut out, i, *x, y);
     }
     Ok(match out {

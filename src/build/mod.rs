@@ -89,6 +89,9 @@ pub struct At<'a> {
     op: OpId,
     /// Containers and dynamic wrappers around this position.
     depth: u32,
+    /// Inside a dynamic value (its program's own dynamic positions hold only nulls and
+    /// unknowns).
+    wrapped: bool,
 }
 
 /// Something that can be placed at a position: it builds its value there, checked against the
@@ -161,6 +164,7 @@ impl<'a> Builder<'a> {
             bump: self.bump,
             op: self.program.root(),
             depth: 0,
+            wrapped: false,
         })
     }
 
@@ -304,8 +308,9 @@ impl<'a> Builder<'a> {
         With(move |at| containers::object(at, f))
     }
 
-    /// A value for a `dynamic` position: `part` built as a value of `program`'s type (which
-    /// must not itself hold `dynamic`), wrapped as a [`Value::Dynamic`]. A null or unknown
+    /// A value for a `dynamic` position: `part` built as a value of `program`'s type, wrapped
+    /// as a [`Value::Dynamic`]. (Where that type holds `dynamic` itself, the value has nulls or
+    /// unknowns there: a known value takes its concrete type in `program`.) A null or unknown
     /// stays bare (a value's type is kept only with a known value, as the decoders do).
     /// [`Builder::dynamic_type`] gives a program for a [`Type`].
     ///
@@ -374,6 +379,7 @@ impl<'a> At<'a> {
         At {
             program,
             op: program.root(),
+            wrapped: true,
             ..self.child(program.root())
         }
     }

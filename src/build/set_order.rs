@@ -337,7 +337,7 @@ fn wholly_known(p: &Program, op: OpId, v: Value<'_>) -> bool {
             .all(|(i, x)| op_of(i).is_some_and(|o| wholly_known(p, o, *x)))
     };
     match (code, v) {
-        (Op::Dynamic, Value::Dynamic(_)) => true,
+        (Op::Dynamic, Value::Dynamic(d)) => wholly_known(d.program, d.program.root(), d.value),
         (_, Value::Null | Value::Unknown(_)) => !has_dynamic(p, op),
         (Op::List { elem, .. }, Value::List(e)) | (Op::Set { elem, .. }, Value::Set(e)) => {
             if e.is_empty() {
