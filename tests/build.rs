@@ -8,9 +8,47 @@
 mod cases;
 mod common;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use bumpalo::Bump;
 use tfwire::build::{At, BuildError, Part};
 use tfwire::{Object, Program, Refinements, Type, Value};
+
+/// Counts heap allocations made by the thread that set `COUNTING` (as `tests/memory.rs`).
+struct Counting;
+
+thread_local! {
+    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.with(|c| c.get()) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Heap allocations made by `f` on this thread.
+fn allocations<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (ALLOCATIONS.load(Ordering::SeqCst) - before, r)
+}
 
 fn program(type_json: &str) -> Program {
     Program::from_type_json(type_json).unwrap()
@@ -1105,4 +1143,62 @@ fn set_order_matches_go_cty() {
         reordered > 200 && deduplicated > 100,
         "{reordered} {deduplicated}"
     );
+}
+
+/// Building makes no heap allocation once the arena is warm (and the dynamic-type cache has
+/// the primitive types): everything goes into the arena.
+#[test]
+fn building_allocates_only_in_the_arena() {
+    let p = program(
+        r#"["object",{"name":"string","port":"number","ratio":"number","tags":["map","string"],
+            "cidrs":["set","string"],"ports":["set","number"],"extra":"dynamic",
+            "rules":["set",["object",{"from":"number","cidr":["list","string"],"desc":"string"}]]}]"#,
+    );
+    fn build<'a>(p: &'a Program, bump: &'a Bump) -> Value<'a> {
+        let b = p.builder(bump);
+        let rule = |from: i64, desc: &'static str| {
+            b.object(move |o| {
+                o.set("from", from)?;
+                o.set("cidr", b.list_from(["10.0.0.0/8", "0.0.0.0/0"]))?;
+                o.set("desc", desc)
+            })
+        };
+        let v = b
+            .build(b.object(|o| {
+                o.set("name", "web")?;
+                o.set("port", 443)?;
+                o.set("ratio", b.decimal("0.1"))?;
+                o.set("tags", b.map_from([("z", "1"), ("a", "2")]))?;
+                o.set("cidrs", b.set_from(["b", "a", "b"]))?;
+                o.set(
+                    "ports",
+                    b.set_from([
+                        b.int(80),
+                        b.float(0.5),
+                        b.decimal("12345678901.5"),
+                        b.int(80),
+                    ]),
+                )?;
+                o.set("extra", "x")?;
+                o.set(
+                    "rules",
+                    b.set(|s| {
+                        s.insert(rule(443, "https"))?;
+                        s.insert(rule(80, "http"))?;
+                        s.insert(rule(12345678901, "big"))
+                    }),
+                )
+            }))
+            .unwrap();
+        b.build(v).unwrap()
+    }
+    let mut bump = Bump::new();
+    // (Counting works: a cold arena allocates its chunks.)
+    assert!(allocations(|| build(&p, &bump)).0 > 0);
+    bump.reset();
+    build(&p, &bump); // warm: the arena has its chunks
+    bump.reset();
+    let (n, v) = allocations(|| build(&p, &bump));
+    assert_eq!(n, 0, "{n} heap allocations");
+    assert_eq!(p.decode_msgpack(&encode(&p, v), &bump).unwrap(), v);
 }

@@ -18,7 +18,6 @@ use crate::limits::Limits;
 use crate::number::{is_valid_decimal, Number};
 use crate::program::dyncache::Lookup;
 use crate::program::{Op, Program};
-use crate::schema::Type;
 use crate::value::{Dynamic, Object, Refinements, Value};
 
 /// `v` checked deeply against the type at `at`, in canonical form.
@@ -164,12 +163,12 @@ pub(super) fn cached_program<'a>(
 
 /// A string, number or bool at a dynamic position: wrapped with its primitive type.
 fn primitive<'a>(at: At<'a>, v: Value<'a>) -> Result<Value<'a>, BuildError> {
-    let ty = match v {
-        Value::String(_) => Type::String,
-        Value::Bool(_) => Type::Bool,
-        _ => Type::Number,
+    let type_json = match v {
+        Value::String(_) => r#""string""#,
+        Value::Bool(_) => r#""bool""#,
+        _ => r#""number""#,
     };
-    let program = cached_program(at.program, &ty.to_string())?;
+    let program = cached_program(at.program, type_json)?;
     dynamic(at, program, v)
 }
 

@@ -146,6 +146,9 @@ where
         slots: at.bump.alloc_slice_fill_copy(names.len(), unset),
     };
     f(&mut o)?;
+    if !o.slots.iter().any(is_unset) {
+        return Ok(Value::Object(Object::from_slice(at.op, o.slots)));
+    }
     let missing: Vec<&str> = o
         .slots
         .iter()
@@ -153,10 +156,7 @@ where
         .filter(|(s, _)| is_unset(s))
         .map(|(_, n)| &**n)
         .collect();
-    if !missing.is_empty() {
-        return Err(BuildError::new(not_set(&missing)));
-    }
-    Ok(Value::Object(Object::from_slice(at.op, o.slots)))
+    Err(BuildError::new(not_set(&missing)))
 }
 
 /// `attribute "a" is not set`, `attributes "a", "b" are not set` (at most ten named).
