@@ -4,6 +4,7 @@
 //! # Contents
 //! - [Should I use this crate?](#should-i-use-this-crate)
 //! - [Example](#example)
+//! - [Building values](#building-values)
 //! - [How it works](#how-it-works)
 //! - [Semantics](#semantics)
 //! - [Limits and safety](#limits-and-safety)
@@ -45,6 +46,28 @@
 //! let err = program.decode_msgpack(&input[..23], &bump).unwrap_err();
 //! assert_eq!(err.path(), ".ingress[0].from_port");
 //! assert_eq!(err.offset(), 21);
+//! ```
+//!
+//! # Building values
+//! [`Builder`] ([`Program::builder`]) makes values of a program's type by hand — a planned
+//! state, a converted one — in an arena, each part checked against its position's type (errors
+//! name the value path), with sets in go-cty's order; [`build`] has the details.
+//!
+//! ```
+//! use bumpalo::Bump;
+//! use tfwire::Program;
+//!
+//! let program = Program::from_type_json(r#"["object",{"id":"string","ports":["set","number"]}]"#)?;
+//! let bump = Bump::new();
+//! let b = program.builder(&bump);
+//! let plan = b.build(b.object(|o| {
+//!     o.set("ports", b.set_from([443, 80, 443]))?;
+//!     o.unknown("id")
+//! }))?;
+//! let mut out = Vec::new();
+//! program.encode_msgpack(plan, &mut out)?;
+//! assert_eq!(out, b"\x82\xa2id\xd4\x00\x00\xa5ports\x92\x50\xcd\x01\xbb");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # How it works

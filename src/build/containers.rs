@@ -181,7 +181,7 @@ pub struct ListBuilder<'a> {
 }
 
 /// Fills a set: [`SetBuilder::insert`] elements in any order. Complete, the set holds each
-/// value once, in go-cty's order (see the README's "Building values").
+/// value once, in go-cty's order (see [the module](crate::build)).
 pub struct SetBuilder<'a> {
     list: ListBuilder<'a>,
 }

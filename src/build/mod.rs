@@ -1,23 +1,49 @@
-//! Building values by hand: [`Builder`], which makes [`Value`]s of a program's type in an
-//! arena, checked against the type as they are made — what a provider computing a planned
-//! state, or a state processor writing a converted value, needs where no decode made them.
+//! Building values by hand: [`Builder`] makes [`Value`]s of a program's type in an arena,
+//! checked against the type as they are made — what a provider computing a planned state, or
+//! a state processor writing a converted value, needs where no decode made them.
 //!
 //! A value is described by [`Part`]s: plain Rust values (`&str`, `i64`, `f64`, `bool`, `None`
-//! …), [`Value`]s (already decoded ones included, checked deeply), and the containers
-//! [`Builder::object`], [`Builder::list`], [`Builder::set`], [`Builder::map`],
-//! [`Builder::tuple`] and [`Builder::dynamic`], each filled by a closure through a cursor
-//! (`containers.rs`). A part is checked when it is placed at a position ([`At`]: the op being
-//! filled), so a container needs no type of its own: it takes the one of where it goes.
-//! Wrong types, missing or unknown attributes, a tuple of the wrong length and bad number text
-//! are [`BuildError`]s naming the value path (`error.rs`).
+//! …), [`Value`]s (decoded ones included — prior state copied into a plan — checked deeply),
+//! and the containers [`Builder::object`], [`Builder::list`], [`Builder::set`],
+//! [`Builder::map`], [`Builder::tuple`] and [`Builder::dynamic`], each filled by a closure
+//! through a cursor ([`ObjectBuilder`], …; `containers.rs`). A part is checked where it is
+//! placed ([`At`]: the op being filled), so a container needs no type of its own: it takes the
+//! one of where it goes. Wrong types, missing or unsupported attributes, a tuple of the wrong
+//! length, bad number text are [`BuildError`]s naming the value path (`error.rs`); the
+//! checks of whole values are in `check.rs`.
 //!
-//! What the result looks like: sets in go-cty's order without duplicates (`set_order.rs`,
-//! with go-cty's hash text in `cty_hash.rs` and its number rules in `numbers.rs`), map entries
-//! sorted by key, objects with every attribute in the program's order, values at `dynamic`
-//! positions as [`Value::Dynamic`] with their concrete type's program. So a built value is
-//! what decoding go-cty's encoding of it gives, and [`Program::encode_msgpack`] writes go-cty's
-//! bytes for it. Checking an existing value (`check.rs`) brings its sets and maps into that
-//! form too, copying only the containers that change.
+//! # What a built value looks like
+//! What decoding go-cty's MessagePack encoding of it gives, so that
+//! [`Program::encode_msgpack`] writes go-cty's bytes and they decode back to an equal value:
+//!
+//! - objects with every attribute, in the program's (bytewise) order; map entries sorted by
+//!   key (a key given twice is an error; in a checked value the last one is kept);
+//! - numbers as go-cty writes them: integers in `int64` as [`Value::Int`] up to 127 and when
+//!   negative, [`Value::UInt`] above (the uint formats go-cty uses), other numbers a float64
+//!   holds exactly (and ±Inf) as [`Value::Float`], the rest as exact plain decimal text
+//!   ([`Value::Decimal`]); `2.0` is `2`, `-0` is `0`;
+//! - values at `dynamic` positions as [`Value::Dynamic`] with their type's program; nulls and
+//!   unknowns there bare; refinements dropped there, and elsewhere those that say nothing
+//!   (an empty prefix, infinite bounds, lengths `0..` and `..i64::MAX`); a "definitely null"
+//!   unknown is a null, as go-cty makes it;
+//! - **sets each value once, in go-cty's order** (`set_order.rs`), as go-cty 1.12.1's
+//!   `cty/set_internals.go` and `cty/set/ops.go` hold them: known values first, then unknowns
+//!   in the order given, then one null; strings bytewise (Go's `<`), `false` before `true`,
+//!   numbers by value (`big.Float.Cmp`); any other element type (objects — set blocks —,
+//!   lists, maps, tuples, sets) bytewise by go-cty's *hash text* of the element
+//!   (`appendSetHashBytes`, `cty_hash.rs`: `<"web";443;>` for an object); equal under that
+//!   order, by hash bucket (the text's CRC-32) and then as given. Two values are the same
+//!   when go-cty's `Equals` is definitely true: nulls are, values holding unknowns never are,
+//!   numbers are when their `Text('f', -1)` is (the float64 `0.1` and the decimal `0.1`).
+//!   Where go-cty reads decimal text at 512 bits, these rules take its exact value (which
+//!   differs only for text of more than ~150 significant digits, or text exactly halfway
+//!   between two 10-digit hash texts), and strings are taken as given (go-cty NFC-normalises
+//!   them). Checked against go-cty through its oracle on scrambled sets (`tests/build.rs`).
+//!
+//! Checking an existing value brings its sets, maps and numbers into this form, copying only
+//! the containers that change: a value decoded from go-cty's bytes comes back as it was.
+//! Everything is allocated in the arena (no heap allocation once it is warm). Nesting is
+//! bounded by [`MAX_DEPTH`] containers, as in a decode.
 
 mod check;
 mod containers;

@@ -15,7 +15,7 @@
 //! A number is looked at as decimal digits ([`Dec`]) written into a stack buffer: an integer's
 //! digits, a float64's shortest (`{:e}`) or exact (`{:.770e}`) expansion, or decimal text
 //! itself. Text with a binary exponent (`1p4`) goes through `normalize_decimal` (a heap string;
-//! rare). Two approximations, both documented in the README: decimal text is taken at its exact
+//! rare). The approximation (documented in `build/mod.rs`): decimal text is taken at its exact
 //! value where go-cty rounds it to 512 bits (which matters only for text of more than about 153
 //! significant digits, or text exactly halfway between two ten-digit hash texts).
 
