@@ -5,6 +5,7 @@
 //! - [Should I use this crate?](#should-i-use-this-crate)
 //! - [Example](#example)
 //! - [serde](#serde)
+//! - [Building values](#building-values)
 //! - [How it works](#how-it-works)
 //! - [Semantics](#semantics)
 //! - [Limits and safety](#limits-and-safety)
@@ -55,6 +56,28 @@
 //! `Deserialize` type from one, borrowing strings from the input, with errors ([`DeError`])
 //! that name the value path; a [`MaybeUnknown`] field receives unknown values.
 //!
+//! # Building values
+//! [`Builder`] ([`Program::builder`]) makes values of a program's type by hand — a planned
+//! state, a converted one — in an arena, each part checked against its position's type (errors
+//! name the value path), with sets in go-cty's order; [`build`] has the details.
+//!
+//! ```
+//! use bumpalo::Bump;
+//! use tfwire::Program;
+//!
+//! let program = Program::from_type_json(r#"["object",{"id":"string","ports":["set","number"]}]"#)?;
+//! let bump = Bump::new();
+//! let b = program.builder(&bump);
+//! let plan = b.build(b.object(|o| {
+//!     o.set("ports", b.set_from([443, 80, 443]))?;
+//!     o.unknown("id")
+//! }))?;
+//! let mut out = Vec::new();
+//! program.encode_msgpack(plan, &mut out)?;
+//! assert_eq!(out, b"\x82\xa2id\xd4\x00\x00\xa5ports\x92\x50\xcd\x01\xbb");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # How it works
 //! [`schema`] holds the schema model and the implied-type rule; the compiler turns a [`Type`]
 //! into a [`Program`] of flat ops addressed by [`OpId`]s; an executor per format walks the input
@@ -79,6 +102,7 @@
 //!   `default-features = false`.
 #![deny(missing_docs)]
 
+pub mod build;
 mod bytes;
 mod compile;
 mod decode;
@@ -99,6 +123,7 @@ pub use crate::serde::{
     from_typed, DeError, InfinityAs, MaybeUnknown, Serializable, SerializeOptions,
     TypedDeserializer, UnknownAs,
 };
+pub use build::{BuildError, Builder, Part};
 pub use encode::{EncodeError, JsonEncoder, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
 pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH};

@@ -19,7 +19,7 @@
 
 mod json;
 mod msgpack;
-mod number;
+pub(crate) mod number;
 mod order;
 mod shortest;
 

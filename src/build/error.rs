@@ -1,0 +1,135 @@
+//! [`BuildError`]: what was wrong with a value being built, and where, as a Terraform value
+//! path. The path is recorded as the error returns through the containers that hold the
+//! position (innermost step first), and rendered on request.
+
+use std::fmt;
+
+/// A value that cannot be built as asked: the position's path and what was wrong.
+///
+/// `Display` shows `error at PATH: MESSAGE` (`(root)` for the root). The path is in
+/// Terraform's notation: `.ingress[2].cidr_blocks[0]`, `.tags["Name"]`, an attribute whose
+/// name is not an identifier as `["name"]`; a set element's index is the order it was inserted
+/// in (a set's own order is decided when it is complete).
+///
+/// ```
+/// use bumpalo::Bump;
+/// use tfwire::Program;
+///
+/// let program = Program::from_type_json(r#"["object",{"ports":["list","number"]}]"#).unwrap();
+/// let bump = Bump::new();
+/// let b = program.builder(&bump);
+/// let err = b
+///     .build(b.object(|o| o.set("ports", b.list(|l| {
+///         l.push(443)?;
+///         l.push("http")
+///     }))))
+///     .unwrap_err();
+/// assert_eq!(err.path(), ".ports[1]");
+/// assert_eq!(err.message(), "expected a number, found a string");
+/// assert_eq!(err.to_string(), "error at .ports[1]: expected a number, found a string");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct BuildError(Box<Inner>);
+
+#[derive(Clone, PartialEq, Eq)]
+struct Inner {
+    /// Path steps, innermost first (reversed when shown).
+    steps: Vec<Step>,
+    message: String,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+enum Step {
+    Attr(Box<str>),
+    Key(Box<str>),
+    Index(usize),
+}
+
+impl BuildError {
+    /// An error at the current position.
+    #[cold]
+    pub(super) fn new(message: impl Into<String>) -> BuildError {
+        BuildError(Box::new(Inner {
+            steps: Vec::new(),
+            message: message.into(),
+        }))
+    }
+
+    /// The error happened inside attribute `name`.
+    #[cold]
+    pub(super) fn in_attr(mut self, name: &str) -> BuildError {
+        self.0.steps.push(Step::Attr(name.into()));
+        self
+    }
+
+    /// The error happened inside the map element under `key`.
+    #[cold]
+    pub(super) fn in_key(mut self, key: &str) -> BuildError {
+        self.0.steps.push(Step::Key(key.into()));
+        self
+    }
+
+    /// The error happened inside element `i` of a list, set or tuple.
+    #[cold]
+    pub(super) fn in_index(mut self, i: usize) -> BuildError {
+        self.0.steps.push(Step::Index(i));
+        self
+    }
+
+    /// The value path in Terraform's notation (`.ingress[2].cidr_blocks[0]`); empty at the
+    /// root.
+    pub fn path(&self) -> String {
+        let mut out = String::new();
+        for step in self.0.steps.iter().rev() {
+            match step {
+                Step::Attr(name) if is_identifier(name) => {
+                    out.push('.');
+                    out.push_str(name);
+                }
+                Step::Attr(name) | Step::Key(name) => {
+                    out.push('[');
+                    out.push_str(&serde_json::to_string(&**name).unwrap_or_default());
+                    out.push(']');
+                }
+                Step::Index(i) => {
+                    out.push('[');
+                    out.push_str(&i.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+
+    /// What was wrong.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+}
+
+/// An HCL identifier: such attribute names are written `.name`, others `["name"]` (as the
+/// decoders' paths do).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path();
+        let at = if path.is_empty() { "(root)" } else { &path };
+        write!(f, "error at {at}: {}", self.message())
+    }
+}
+
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuildError")
+            .field("path", &self.path())
+            .field("message", &self.message())
+            .finish()
+    }
+}
+
+impl std::error::Error for BuildError {}
