@@ -54,11 +54,12 @@ impl MsgpackEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        match (code, v) {
-            (Op::String, Value::String(s)) => str(s, out),
-            (Op::Number, Value::Int(i)) => int(i, out),
-            (Op::Bool, Value::Bool(b)) => out.push(if b { 0xc3 } else { 0xc2 }),
-            (_, Value::Null) => out.push(0xc0),
+        // The value's tag first (one jump), then one compare of the op's kind.
+        match v {
+            Value::Null => out.push(0xc0),
+            Value::String(s) if matches!(code, Op::String) => str(s, out),
+            Value::Int(i) if matches!(code, Op::Number) => int(i, out),
+            Value::Bool(b) if matches!(code, Op::Bool) => out.push(0xc2 | b as u8),
             _ => return self.composite(prog, op, code, v, out),
         }
         Ok(())
@@ -143,18 +144,17 @@ impl MsgpackEncoder {
                 self.order.truncate(base);
                 result?;
             }
-            (Op::Object { .. }, Value::Object(object)) if object.op() == op => {
-                let names = prog.attr_names(op);
-                let entries = prog.code.attrs.get(match code {
-                    Op::Object { attrs } => attrs.range(),
-                    _ => 0..0,
-                });
-                let entries = entries.unwrap_or_default();
-                map_header(names.len(), out);
-                for ((name, entry), x) in names.iter().zip(entries).zip(object.attrs()) {
+            (Op::Object { attrs }, Value::Object(object)) if object.op() == op => {
+                let entries = prog.code.attrs.get(attrs.range()).unwrap_or_default();
+                map_header(entries.len(), out);
+                for (i, (entry, x)) in entries.iter().zip(object.attrs()).enumerate() {
+                    // One reservation for the key block and a short scalar after it.
+                    out.reserve(2 * KEY_BLOCK);
                     entry.write_msgpack(out);
-                    self.value(prog, entry.op, entry.code, *x, out)
-                        .map_err(|e| e.in_attr(name))?;
+                    if let Err(e) = self.value(prog, entry.op, entry.code, *x, out) {
+                        let name = prog.attr_names(op).get(i).map_or("", |n| &**n);
+                        return Err(e.in_attr(name));
+                    }
                 }
             }
             (Op::Dynamic, Value::Dynamic(d)) => {
@@ -319,6 +319,9 @@ fn int(i: i64, out: &mut Vec<u8>) {
         out.extend_from_slice(&i.to_be_bytes());
     }
 }
+
+/// The bytes an attribute's key block (and a fixstr with its header) take at most.
+const KEY_BLOCK: usize = 32;
 
 /// A string: fixstr, str8, str16 or str32. A fixstr (up to 31 bytes) goes into 32 bytes
 /// appended at once (a fixed-size store), written in place from two overlapping reads of the
