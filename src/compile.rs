@@ -84,6 +84,7 @@ pub(crate) fn compile_owned(ty: Type, block: Option<&Block>) -> Program {
         (c.program, root)
     };
     program.code.root = root;
+    program.code.type_json = ty.to_string().into_boxed_str();
     program.code.root_type = ty;
     if let Err(e) = program.code.validate() {
         unreachable!("the compiler built an invalid program: {e}");
@@ -102,6 +103,7 @@ impl<'t> Compiler<'t> {
                     attrs: Vec::new(),
                     tuple_elems: Vec::new(),
                     root: OpId(0),
+                    type_json: Box::default(),
                     root_type: Type::Dynamic,
                     concrete: !ty.has_dynamic(),
                     item_limits: vec![ItemLimits::default()],

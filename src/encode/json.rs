@@ -231,9 +231,7 @@ fn float(f: f64, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     Ok(())
 }
 
-/// The compact type JSON of `program`'s type, written in place.
+/// The compact type JSON of `program`'s type (made once per program).
 fn type_json(program: &Program, out: &mut Vec<u8>) {
-    use std::io::Write;
-    // (Writing into a `Vec` cannot fail.)
-    let _ = write!(out, "{}", program.root_type());
+    out.extend_from_slice(program.type_json().as_bytes());
 }

@@ -406,35 +406,20 @@ fn overlapping<const W: usize>(src: &[u8], dst: &mut [u8]) {
     }
 }
 
-/// The compact type JSON of `program`'s type as bin8, bin16 or bin32: written in place (no
-/// string in between), then its header put in front.
+/// The compact type JSON of `program`'s type (made once per program) as bin8, bin16 or bin32.
 fn type_json(program: &Program, out: &mut Vec<u8>) {
-    /// `fmt::Write` into the output buffer.
-    struct Bytes<'v>(&'v mut Vec<u8>);
-    impl std::fmt::Write for Bytes<'_> {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0.extend_from_slice(s.as_bytes());
-            Ok(())
-        }
-    }
-    let start = out.len();
-    // (Writing into a `Vec` cannot fail.)
-    let _ = std::fmt::Write::write_fmt(&mut Bytes(out), format_args!("{}", program.root_type()));
-    let n = out.len() - start;
-    let mut header = [0u8; 5];
-    let used = if n <= 0xff {
-        header[..2].copy_from_slice(&[0xc4, n as u8]);
-        2
+    let json = program.type_json().as_bytes();
+    let n = json.len();
+    if n <= 0xff {
+        out.extend_from_slice(&[0xc4, n as u8]);
     } else if n <= 0xffff {
-        header[0] = 0xc5;
-        header[1..3].copy_from_slice(&(n as u16).to_be_bytes());
-        3
+        out.push(0xc5);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
     } else {
-        header[0] = 0xc6;
-        header[1..5].copy_from_slice(&(n as u32).to_be_bytes());
-        5
-    };
-    insert(out, start, &header[..used]);
+        out.push(0xc6);
+        out.extend_from_slice(&(n as u32).to_be_bytes());
+    }
+    out.extend_from_slice(json);
 }
 
 /// An array header: fixarray, array16 or array32.

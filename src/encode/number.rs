@@ -56,11 +56,24 @@ pub(crate) fn written<'a>(n: &Number<'a>) -> Written<'a> {
 /// A float64 value (never NaN: the decoders reject it).
 fn float<'a>(f: f64) -> Written<'a> {
     // An integer in `int64` range is an int; anything else a float64 holds (itself).
-    if f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
-    {
+    if is_integral(f) && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
         return Written::Int(f as i64);
     }
     Written::Float(f)
+}
+
+/// True if the finite `f` is an integer: read off its bits (`f.fract() == 0.0` is a call to
+/// libm's `trunc` on the x86-64 baseline, which has no rounding instruction).
+fn is_integral(f: f64) -> bool {
+    let bits = f.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    match exp {
+        // |f| < 1: an integer only when zero.
+        ..=-1 => bits << 1 == 0,
+        // Every bit of the 52-bit fraction field above the binary point.
+        52.. => true,
+        _ => bits & ((1u64 << (52 - exp)) - 1) == 0,
+    }
 }
 
 /// Decimal text as received (valid in Go's `ParseFloat` grammar).
@@ -389,6 +402,29 @@ mod tests {
             written(&Number::Decimal("1e4096")),
             text(&format!("1{}", "0".repeat(4096)))
         );
+    }
+
+    #[test]
+    fn integral_floats_by_their_bits() {
+        for f in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.5,
+            0.5,
+            1e-300,
+            4503599627370495.5,
+            4503599627370496.0,
+            1e300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            123.0,
+            -7.25,
+        ] {
+            assert_eq!(is_integral(f), f.fract() == 0.0, "{f}");
+        }
     }
 
     #[test]

@@ -130,6 +130,9 @@ pub(crate) struct Code {
     pub(crate) item_limits: Vec<ItemLimits>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,
+    /// `root_type` as go-cty's compact type JSON (what the encoders write in dynamic
+    /// wrappers), made once.
+    pub(crate) type_json: Box<str>,
     /// True when `root_type` holds no `dynamic` (a wrapper of such a type reads through).
     pub(crate) concrete: bool,
 }
@@ -162,6 +165,11 @@ impl Program {
     /// The type this program decodes.
     pub fn root_type(&self) -> &Type {
         &self.code.root_type
+    }
+
+    /// The root type as go-cty's compact type JSON.
+    pub(crate) fn type_json(&self) -> &str {
+        &self.code.type_json
     }
 
     /// The root op.
