@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Fleet workload for `tfwire state` (issue 11), built from the corpus's state files.
+
+Builds, seeded and reproducible (same seed, same bytes):
+  OUT/many/NNNNN.tfstate   many state files: each a corpus state (format 4, with resources)
+                           picked at random, its resources renamed `NAME_fN_K` so no two
+                           files are alike;
+  OUT/large.tfstate        one large state: corpus resources repeated with distinct names
+                           until it reaches --large-mb.
+Then measures, in the same run: `tfwire state --format ndjson` over the many files with
+--jobs 1 and --jobs 2 (seconds, MB/s, instances/s; the two outputs must be byte-identical),
+the large state with --jobs 1 (peak RSS from /usr/bin/time when present, else getrusage), and
+tfwire's one-value JSON decode of `aws_states` (`tfwire bench`) for scale.
+
+Usage: perf/fleet.py [--out DIR] [--files N] [--large-mb M] [--seed S] [--no-measure]
+The schemas are every providers-schema document of the corpus that loads (as the corpus test
+passes them). Data: ../shared/corpus (its SOURCES.md names each file's source and license).
+"""
+import argparse, json, os, random, resource, subprocess, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TFWIRE_SHARED", ROOT.parent / "shared"))
+CORPUS = SHARED / "corpus"
+TFWIRE = ROOT / "target" / "release" / "tfwire"
+
+
+def corpus_states():
+    out = []
+    for p in sorted((CORPUS / "states").rglob("*")):
+        if not p.is_file():
+            continue
+        try:
+            doc = json.loads(p.read_text())
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(doc, dict) and doc.get("version") == 4 and doc.get("resources"):
+            out.append((p, doc))
+    return out
+
+
+def schema_docs():
+    docs = sorted((CORPUS / "schemas").glob("*.json")) + sorted((CORPUS / "schemas" / "derived").glob("*.json"))
+    empty = Path("/tmp/tfwire-fleet-empty.tfstate")
+    empty.write_text('{"version":4}')
+    ok = [d for d in docs if subprocess.run([str(TFWIRE), "state", "--schemas", str(d), str(empty)],
+                                            capture_output=True).returncode == 0]
+    empty.unlink()
+    return ok
+
+
+def renamed(doc, tag):
+    doc = json.loads(json.dumps(doc))
+    for r in doc["resources"]:
+        r["name"] = f'{r["name"]}_{tag}'
+    return doc
+
+
+def build(out, files, large_mb, seed):
+    rng = random.Random(seed)
+    states = corpus_states()
+    many = out / "many"
+    many.mkdir(parents=True, exist_ok=True)
+    for i in range(files):
+        _, doc = states[rng.randrange(len(states))]
+        (many / f"{i:05d}.tfstate").write_text(json.dumps(renamed(doc, f"f{i}"), indent=2))
+    resources = [r for _, d in states for r in d["resources"]]
+    target = large_mb * 1_000_000
+    with open(out / "large.tfstate", "w") as f:
+        f.write('{\n  "version": 4,\n  "terraform_version": "1.9.0",\n  "serial": 1,\n  "lineage": "fleet",\n  "outputs": {},\n  "resources": [\n')
+        size, k = 0, 0
+        while size < target:
+            r = json.loads(json.dumps(resources[rng.randrange(len(resources))]))
+            r["name"] = f'{r["name"]}_l{k}'
+            text = ("" if k == 0 else ",\n") + json.dumps(r, indent=2)
+            f.write(text)
+            size += len(text)
+            k += 1
+        f.write("\n  ]\n}\n")
+    return states
+
+
+def run(args, label):
+    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    p = subprocess.run(args, capture_output=True)
+    secs = time.perf_counter() - start
+    summary = p.stderr.decode().strip().splitlines()[-1] if p.stderr else ""
+    return p, secs, summary
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="/tmp/tfwire-fleet")
+    ap.add_argument("--files", type=int, default=2000)
+    ap.add_argument("--large-mb", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-measure", action="store_true")
+    a = ap.parse_args()
+    out = Path(a.out)
+    build(out, a.files, a.large_mb, a.seed)
+    if a.no_measure:
+        return
+    docs = schema_docs()
+    schemas = [x for d in docs for x in ("--schemas", str(d))]
+    many = sorted(str(p) for p in (out / "many").glob("*.tfstate"))
+    many_bytes = sum(os.path.getsize(p) for p in many)
+    outputs = {}
+    print(f"# tfwire state fleet — {len(many)} files, {many_bytes/1e6:.1f} MB; large {os.path.getsize(out/'large.tfstate')/1e6:.1f} MB")
+    for jobs in (1, 2):
+        p, secs, summary = run([str(TFWIRE), "state", *schemas, "--format", "ndjson", "--jobs", str(jobs), *many], f"many j{jobs}")
+        outputs[jobs] = p.stdout
+        inst = int(summary.split("instances=")[1].split()[0]) if "instances=" in summary else 0
+        print(f"many --jobs {jobs}: {secs:.2f} s, {many_bytes/1e6/secs:.1f} MB/s, {inst/secs:.0f} instances/s ({summary})")
+    print(f"--jobs 2 / --jobs 1 speed-up: see the two lines above; outputs identical: {outputs[1] == outputs[2]}")
+    time_bin = "/usr/bin/time"
+    large = str(out / "large.tfstate")
+    cmd = [str(TFWIRE), "state", *schemas, "--format", "ndjson", "--jobs", "1", large]
+    if os.path.exists(time_bin):
+        start = time.perf_counter()
+        p = subprocess.run([time_bin, "-v", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        secs = time.perf_counter() - start
+        err = p.stderr.decode()
+        rss = next((l.split(":")[1].strip() for l in err.splitlines() if "Maximum resident" in l), "?")
+        summary = next((l for l in err.splitlines() if l.startswith("instances=")), "")
+        print(f"large --jobs 1: {secs:.2f} s, {os.path.getsize(large)/1e6/secs:.1f} MB/s, peak RSS {int(rss)/1024:.0f} MiB ({summary})")
+    bench = subprocess.run([str(TFWIRE), "bench", "--only", "aws_states", "--format", "json", "--contenders", "tfwire", "--rounds", "5", "--json"], capture_output=True)
+    try:
+        mbps = json.loads(bench.stdout)["rows"][0]["mbps"]["tfwire"]
+        print(f"tfwire one-value JSON decode, aws_states: {mbps:.0f} MB/s (same run)")
+    except (ValueError, KeyError, IndexError):
+        print("tfwire bench failed:", bench.stderr.decode()[:200])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
