@@ -9,14 +9,14 @@ Builds, seeded and reproducible (same seed, same bytes):
                            until it reaches --large-mb.
 Then measures, in the same run: `tfwire state --format ndjson` over the many files with
 --jobs 1 and --jobs 2 (seconds, MB/s, instances/s; the two outputs must be byte-identical),
-the large state with --jobs 1 (peak RSS from /usr/bin/time when present, else getrusage), and
+the large state with --jobs 1 (peak RSS from /usr/bin/time -v), and
 tfwire's one-value JSON decode of `aws_states` (`tfwire bench`) for scale.
 
 Usage: perf/fleet.py [--out DIR] [--files N] [--large-mb M] [--seed S] [--no-measure]
 The schemas are every providers-schema document of the corpus that loads (as the corpus test
 passes them). Data: ../shared/corpus (its SOURCES.md names each file's source and license).
 """
-import argparse, json, os, random, resource, subprocess, sys, time
+import argparse, json, os, random, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,17 +82,17 @@ def build(out, files, large_mb, seed):
 
 def run(args, label):
     start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     p = subprocess.run(args, capture_output=True)
     secs = time.perf_counter() - start
-    summary = p.stderr.decode().strip().splitlines()[-1] if p.stderr else ""
+    lines = p.stderr.decode().splitlines()
+    summary = next((l for l in lines if l.startswith("instances=")), "")
     return p, secs, summary
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/tfwire-fleet")
-    ap.add_argument("--files", type=int, default=2000)
+    ap.add_argument("--files", type=int, default=20000)
     ap.add_argument("--large-mb", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-measure", action="store_true")
