@@ -105,6 +105,8 @@ impl D<'_> {
                 let text = self.number()?;
                 let plain = !text.contains(['.', 'e', 'E']);
                 Ok(RV::Num(match text.parse::<i64>() {
+                    // `-0` keeps its sign as text (go-cty writes it back as `-0`).
+                    Ok(0) if text.starts_with('-') => RNum::Dec(text),
                     Ok(i) if plain => RNum::Int(i),
                     _ => RNum::Dec(text),
                 }))
