@@ -40,7 +40,7 @@ impl MsgpackEncoder {
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
         let root = program.root();
-        self.value(program, root, program.op(root), value, out)
+        self.value(program, root, &program.op(root), &value, out)
     }
 
     /// One value at op `op` (`code` is its instruction): the common scalars here, inlined
@@ -50,10 +50,12 @@ impl MsgpackEncoder {
         &mut self,
         prog: &Program,
         op: OpId,
-        code: Op,
-        v: Value<'_>,
+        code: &Op,
+        v: &Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
+        // (Both by reference: the attribute loop reads only the tags it needs, instead of
+        // copying a 12-byte op and a 24-byte value through the stack.)
         // The op's kind first: it follows the schema, so an object's attributes repeat the
         // same sequence of branches (which predictors learn), where the values' own tags vary
         // with the data; then the value's tag, within the few kinds the op admits.
@@ -61,21 +63,21 @@ impl MsgpackEncoder {
             Op::String => match v {
                 Value::String(s) => str(s, out),
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, code, v, out),
+                _ => return self.composite(prog, op, *code, *v, out),
             },
             Op::Number => match v {
-                Value::Int(i) => int(i, out),
+                Value::Int(i) => int(*i, out),
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, code, v, out),
+                _ => return self.composite(prog, op, *code, *v, out),
             },
             Op::Bool => match v {
-                Value::Bool(b) => out.push(0xc2 | b as u8),
+                Value::Bool(b) => out.push(0xc2 | *b as u8),
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, code, v, out),
+                _ => return self.composite(prog, op, *code, *v, out),
             },
             _ => match v {
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, code, v, out),
+                _ => return self.composite(prog, op, *code, *v, out),
             },
         }
         Ok(())
@@ -119,7 +121,7 @@ impl MsgpackEncoder {
                 array_header(e.len(), out);
                 let elem_code = prog.op(elem);
                 for (i, x) in e.iter().enumerate() {
-                    self.value(prog, elem, elem_code, *x, out)
+                    self.value(prog, elem, &elem_code, x, out)
                         .map_err(|e| e.in_index(i))?;
                 }
             }
@@ -135,7 +137,7 @@ impl MsgpackEncoder {
                 }
                 array_header(e.len(), out);
                 for (i, (o, x)) in ops.iter().zip(e).enumerate() {
-                    self.value(prog, *o, prog.op(*o), *x, out)
+                    self.value(prog, *o, &prog.op(*o), x, out)
                         .map_err(|e| e.in_index(i))?;
                 }
             }
@@ -151,7 +153,7 @@ impl MsgpackEncoder {
                     };
                     str(k, out);
                     result = self
-                        .value(prog, elem, elem_code, *x, out)
+                        .value(prog, elem, &elem_code, x, out)
                         .map_err(|e| e.in_key(k));
                     if result.is_err() {
                         break;
@@ -167,7 +169,7 @@ impl MsgpackEncoder {
                     // One reservation for the key block and a short scalar after it.
                     out.reserve(2 * KEY_BLOCK);
                     entry.write_msgpack(out);
-                    if let Err(e) = self.value(prog, entry.op, entry.code, *x, out) {
+                    if let Err(e) = self.value(prog, entry.op, &entry.code, x, out) {
                         let name = prog.attr_names(op).get(i).map_or("", |n| &**n);
                         return Err(e.in_attr(name));
                     }
@@ -177,7 +179,7 @@ impl MsgpackEncoder {
                 out.push(0x92);
                 type_json(d.program, out);
                 let root = d.program.root();
-                self.value(d.program, root, d.program.op(root), d.value, out)?;
+                self.value(d.program, root, &d.program.op(root), &d.value, out)?;
             }
             (_, v) => return Err(EncodeError::mismatch(code, v)),
         }
