@@ -78,13 +78,20 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
         }
         Value::Object(object) => {
             out.push('{');
-            let names = program.attr_names(object.op());
-            for (i, (name, v)) in names.iter().zip(object.attrs()).enumerate() {
+            let (names, entries) = program.attr_names_and_entries(object.op());
+            let keys = names.iter().zip(entries.iter().map(|e| e.json_key()));
+            for (i, ((name, key), v)) in keys.zip(object.attrs()).enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                string(out, name);
-                out.push(':');
+                // The name quoted with its colon, made when the program was compiled.
+                match key {
+                    Some(key) => out.push_str(key),
+                    None => {
+                        string(out, name);
+                        out.push(':');
+                    }
+                }
                 write(out, program, *v);
             }
             out.push('}');
@@ -102,26 +109,80 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
 }
 
 fn number(out: &mut String, n: Number<'_>) {
-    let text = n.to_decimal_string();
-    if text.ends_with("Inf") {
-        out.push('"');
-        out.push_str(&text);
-        out.push('"');
-    } else {
-        out.push_str(&text);
+    match n {
+        Number::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Number::UInt(u) => {
+            let _ = write!(out, "{u}");
+        }
+        Number::Decimal(text) if !text.ends_with("Inf") && !text.ends_with("inf") => {
+            out.push_str(&crate::number::normalize_decimal(text))
+        }
+        _ => {
+            let text = n.to_decimal_string();
+            if text.ends_with("Inf") {
+                out.push('"');
+                out.push_str(&text);
+                out.push('"');
+            } else {
+                out.push_str(&text);
+            }
+        }
     }
 }
 
 /// A JSON string as serde_json escapes it (the DUMP's form: `"`, `\\` and control characters
 /// only; the encoders and type JSON follow Go's rules instead).
 fn string(out: &mut String, s: &str) {
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.push('"');
+    out.push('"');
+    if needs_escape(s.as_bytes()) {
+        escape_into(out, s);
+    } else {
         out.push_str(s);
-        out.push('"');
-    } else if let Ok(quoted) = serde_json::to_string(s) {
-        out.push_str(&quoted);
     }
+    out.push('"');
+}
+
+/// True if `bytes` holds a `"`, a `\\` or a control byte (32 bytes at a time, a loop the
+/// compiler vectorizes).
+#[inline]
+fn needs_escape(bytes: &[u8]) -> bool {
+    let special = |b: &u8| (*b < 0x20) | (*b == b'"') | (*b == b'\\');
+    let mut chunks = bytes.chunks_exact(32);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |acc, b| acc | special(b)) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(special)
+}
+
+/// The body of `s` escaped as serde_json escapes it.
+#[cold]
+fn escape_into(out: &mut String, s: &str) {
+    let mut plain = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escaped = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(s.get(plain..i).unwrap_or_default());
+        if escaped.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escaped);
+        }
+        plain = i + 1;
+    }
+    out.push_str(s.get(plain..).unwrap_or_default());
 }
 
 fn unknown(out: &mut String, r: Option<&Refinements<'_>>) {

@@ -1,12 +1,12 @@
 //! `tfwire state`: decode every instance of state files against providers-schema documents.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bumpalo::Bump;
 use clap::Args;
-use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, SchemaSet, StateFile};
+use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
 use super::Failure;
@@ -102,40 +102,66 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     };
     let jobs = args
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
+        .num_threads(jobs)
         .build()
         .map_err(|e| Failure::Usage(format!("--jobs: {e}")))?;
     let mut out = Output::new();
     let mut totals = Totals::default();
     let mut bad_files = 0;
     let several = args.states.len() > 1;
-    // Files in windows of a few per worker, decoded in parallel, printed in order.
-    let window = jobs.max(1) * 2;
-    for paths in args.states.chunks(window) {
-        let results: Vec<FileResult> = pool.install(|| {
-            use rayon::prelude::*;
-            paths
-                .par_iter()
-                .map(|path| decode_file(path, &set, &options, &args))
-                .collect()
-        });
-        for (path, result) in paths.iter().zip(results) {
+    if jobs <= 1 {
+        // One file at a time, each instance printed as soon as it is decoded.
+        for path in &args.states {
             if several && args.format == OutputFormat::Text {
                 out.line(&format!("# {}", path.display()))?;
             }
+            let mut failed = None;
+            let result = stream_file(path, &set, &options, &args, &mut |text| {
+                if let Err(e) = out.text(text) {
+                    failed.get_or_insert(e);
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
             match result {
+                Ok(t) => totals.add(&t),
                 Err(msg) => {
                     bad_files += 1;
                     out.flush()?;
                     eprintln!("tfwire: {}: {msg}", path.display());
                 }
-                Ok((lines, t)) => {
-                    for line in &lines {
-                        out.line(line)?;
+            }
+        }
+    } else {
+        // Files in windows of a few per worker, decoded in parallel, printed in order.
+        let window = jobs * 2;
+        for paths in args.states.chunks(window) {
+            let results: Vec<FileResult> = pool.install(|| {
+                use rayon::prelude::*;
+                paths
+                    .par_iter()
+                    .map(|path| decode_file(path, &set, &options, &args))
+                    .collect()
+            });
+            for (path, result) in paths.iter().zip(results) {
+                if several && args.format == OutputFormat::Text {
+                    out.line(&format!("# {}", path.display()))?;
+                }
+                match result {
+                    Err((text, msg)) => {
+                        bad_files += 1;
+                        out.text(&text)?;
+                        out.flush()?;
+                        eprintln!("tfwire: {}: {msg}", path.display());
                     }
-                    totals.add(&t);
+                    Ok((text, t)) => {
+                        out.text(&text)?;
+                        totals.add(&t);
+                    }
                 }
             }
         }
@@ -172,8 +198,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A file's output lines and totals, or why it could not be read.
-type FileResult = Result<(Vec<String>, Totals), String>;
+/// A file's output (its lines, each ending in a newline) and totals, or why it could not be
+/// read (with the output of the instances before the error).
+type FileResult = Result<(String, Totals), (String, String)>;
 
 impl Totals {
     fn add(&mut self, t: &Totals) {
@@ -184,155 +211,163 @@ impl Totals {
         self.bytes += t.bytes;
         self.time += t.time;
     }
+
+    fn count(&mut self, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>) {
+        self.instances += 1;
+        match outcome {
+            Outcome::Ok(..) => self.ok += 1,
+            Outcome::Error(..) => self.errors += 1,
+            Outcome::NoSchema | Outcome::Legacy => self.no_schema += 1,
+        }
+        if matches!(outcome, Outcome::Ok(..) | Outcome::Error(..)) {
+            self.bytes += item.instance.attributes.json().map_or(0, str::len) as u64;
+        }
+    }
 }
 
-/// Reads, parses and decodes one state file: its output lines (instances in file order,
-/// decoded in parallel on the current pool, one arena per worker) and totals.
+/// Reads one state file with the incremental reader, writing each instance's output to
+/// `sink` as it is decoded (`sink` gets whole lines, in file order); its totals, or why the
+/// file could not be read.
+fn stream_file(
+    path: &std::path::Path,
+    set: &SchemaSet,
+    options: &DecodeOptions,
+    args: &StateArgs,
+    sink: &mut dyn FnMut(&str),
+) -> Result<Totals, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let name = json_string(&path.display().to_string());
+    let mut totals = Totals::default();
+    let mut text = String::new();
+    let mut address = String::new();
+    let start = Instant::now();
+    let result = StateReader::new(file).visit(set, options, |item, outcome| {
+        totals.count(&item, outcome);
+        text.clear();
+        match args.format {
+            OutputFormat::Text => text_lines(&mut text, &item, outcome, args.dump),
+            OutputFormat::Ndjson => ndjson_line(&mut text, &mut address, &name, &item, outcome),
+        }
+        sink(&text);
+    });
+    totals.time = start.elapsed();
+    result.map_err(|e| e.to_string())?;
+    Ok(totals)
+}
+
+/// Reads one state file, keeping its output (for files decoded in parallel).
 fn decode_file(
     path: &std::path::Path,
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
 ) -> FileResult {
-    use rayon::prelude::*;
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let start = Instant::now();
-    let state = StateFile::parse(&text).map_err(|e| e.to_string())?;
-    let parse_time = start.elapsed();
-    let items: Vec<_> = state.instances().collect();
-    let file = path.display().to_string();
-    let per: Vec<(Vec<String>, Totals)> = items
-        .par_iter()
-        .map_init(Bump::new, |bump, item| {
-            let mut t = Totals::default();
-            let start = Instant::now();
-            let outcome = set.decode(*item, bump, options);
-            t.time += start.elapsed();
-            t.instances = 1;
-            match &outcome {
-                Outcome::Ok(..) => t.ok = 1,
-                Outcome::Error(..) => t.errors = 1,
-                Outcome::NoSchema | Outcome::Legacy => t.no_schema = 1,
-            }
-            if matches!(outcome, Outcome::Ok(..) | Outcome::Error(..)) {
-                t.bytes = item.instance.attributes.json().map_or(0, str::len) as u64;
-            }
-            let lines = match args.format {
-                OutputFormat::Text => text_lines(item, &outcome, args.dump),
-                OutputFormat::Ndjson => vec![ndjson_line(&file, item, &outcome)],
-            };
-            drop(outcome);
-            bump.reset();
-            (lines, t)
-        })
-        .collect();
-    let mut totals = Totals {
-        time: parse_time,
-        ..Totals::default()
-    };
-    let mut lines = Vec::with_capacity(per.len());
-    for (l, t) in per {
-        lines.extend(l);
-        totals.add(&t);
+    let mut out = String::new();
+    match stream_file(path, set, options, args, &mut |text| out.push_str(text)) {
+        Ok(totals) => Ok((out, totals)),
+        Err(e) => Err((out, e)),
     }
-    Ok((lines, totals))
 }
 
-/// The text line of an instance (and its DUMP after it, with `--dump`).
-fn text_lines(item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>, dump: bool) -> Vec<String> {
-    let mut line = item.address();
-    line.push('\t');
-    let mut dumped = None;
+/// The text line of an instance (and its DUMP after it, with `--dump`), newline-terminated.
+fn text_lines(out: &mut String, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>, dump: bool) {
+    item.write_address(out);
+    out.push('\t');
     match outcome {
         Outcome::Ok(value, m) => {
-            line.push_str("ok");
+            out.push_str("ok\n");
             if dump {
-                dumped = Some(tfwire::dump::to_string(m.program, *value));
+                tfwire::dump::write(out, m.program, *value);
+                out.push('\n');
             }
         }
         Outcome::Error(e, _) => {
             let (path, offset, msg) = (e.display_path(), e.offset(), e.message());
-            line.push_str(&format!("error at {path} (byte {offset}): {msg}"));
+            let _ = writeln!(out, "error at {path} (byte {offset}): {msg}");
         }
-        Outcome::NoSchema => line.push_str("no schema"),
-        Outcome::Legacy => line.push_str("no schema (legacy flatmap attributes are not supported)"),
+        Outcome::NoSchema => out.push_str("no schema\n"),
+        Outcome::Legacy => {
+            out.push_str("no schema (legacy flatmap attributes are not supported)\n")
+        }
     }
-    let mut lines = vec![line];
-    lines.extend(dumped);
-    lines
 }
 
-/// The NDJSON object of an instance.
-fn ndjson_line(file: &str, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> String {
-    use serde_json::{json, Value as J};
+/// The NDJSON object of an instance, newline-terminated: the keys in the documented order
+/// (`file` is given as JSON).
+fn ndjson_line(
+    out: &mut String,
+    address: &mut String,
+    file: &str,
+    item: &InstanceRef<'_, '_>,
+    outcome: &Outcome<'_>,
+) {
     let r = item.resource;
-    let index_key = match &item.instance.index_key {
-        Some(IndexKey::Int(i)) => json!(i),
-        Some(IndexKey::String(s)) => json!(s),
-        None => J::Null,
-    };
-    let status = match outcome {
-        Outcome::Ok(..) => "ok",
-        Outcome::Error(..) => "error",
-        Outcome::NoSchema | Outcome::Legacy => "no_schema",
-    };
-    let mode = match r.mode {
-        Mode::Managed => "managed",
-        Mode::Data => "data",
-    };
-    let head = json!({
-        "file": file,
-        "address": item.address(),
-        "mode": mode,
-        "type": r.type_name,
-        "name": r.name,
-        "module": r.module,
-        "index_key": index_key,
-        "deposed": item.instance.deposed,
-        "provider": r.provider_address,
-        "status": status,
+    out.push_str("{\"file\":");
+    out.push_str(file);
+    out.push_str(",\"address\":");
+    address.clear();
+    item.write_address(address);
+    push_json_string(out, address);
+    out.push_str(match r.mode {
+        Mode::Managed => ",\"mode\":\"managed\",\"type\":",
+        Mode::Data => ",\"mode\":\"data\",\"type\":",
     });
-    // serde_json keeps insertion order only with `preserve_order`: write the keys in the
-    // documented order by hand.
-    let mut line = String::from("{");
-    for key in [
-        "file",
-        "address",
-        "mode",
-        "type",
-        "name",
-        "module",
-        "index_key",
-        "deposed",
-        "provider",
-        "status",
-    ] {
-        if line.len() > 1 {
-            line.push(',');
+    push_json_string(out, &r.type_name);
+    out.push_str(",\"name\":");
+    push_json_string(out, &r.name);
+    out.push_str(",\"module\":");
+    push_opt_json_string(out, r.module.as_deref());
+    out.push_str(",\"index_key\":");
+    match &item.instance.index_key {
+        Some(IndexKey::Int(i)) => {
+            let _ = write!(out, "{i}");
         }
-        line.push_str(&format!(
-            "{}:{}",
-            J::from(key),
-            head.get(key).unwrap_or(&J::Null)
-        ));
+        Some(IndexKey::String(s)) => push_json_string(out, s),
+        None => out.push_str("null"),
     }
+    out.push_str(",\"deposed\":");
+    push_opt_json_string(out, item.instance.deposed.as_deref());
+    out.push_str(",\"provider\":");
+    push_json_string(out, &r.provider_address);
     match outcome {
         Outcome::Ok(value, m) => {
-            line.push_str(",\"value\":");
-            line.push_str(&tfwire::dump::to_string(m.program, *value));
+            out.push_str(",\"status\":\"ok\",\"value\":");
+            tfwire::dump::write(out, m.program, *value);
         }
         Outcome::Error(e, _) => {
-            let err =
-                json!({"path": e.display_path(), "offset": e.offset(), "message": e.message()});
-            line.push_str(&format!(
-                ",\"error\":{{\"path\":{},\"offset\":{},\"message\":{}}}",
-                err["path"], err["offset"], err["message"]
-            ));
+            out.push_str(",\"status\":\"error\",\"error\":{\"path\":");
+            push_json_string(out, e.display_path());
+            let _ = write!(out, ",\"offset\":{},\"message\":", e.offset());
+            push_json_string(out, e.message());
+            out.push('}');
         }
-        Outcome::NoSchema | Outcome::Legacy => {}
+        Outcome::NoSchema | Outcome::Legacy => out.push_str(",\"status\":\"no_schema\""),
     }
-    line.push('}');
-    line
+    out.push_str("}\n");
+}
+
+/// `s` as a JSON string (serde_json's escaping).
+fn json_string(s: &str) -> String {
+    let mut out = String::new();
+    push_json_string(&mut out, s);
+    out
+}
+
+fn push_json_string(out: &mut String, s: &str) {
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&serde_json::to_string(s).unwrap_or_default());
+    }
+}
+
+fn push_opt_json_string(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => push_json_string(out, s),
+        None => out.push_str("null"),
+    }
 }
 
 /// Buffered stdout; a closed pipe (`| head`) silences the rest instead of failing.
@@ -354,6 +389,12 @@ impl Output {
             .out
             .write_all(s.as_bytes())
             .and_then(|()| self.out.write_all(b"\n"));
+        self.check(r)
+    }
+
+    /// Whole lines, each ending in a newline.
+    fn text(&mut self, s: &str) -> Result<(), Failure> {
+        let r = self.out.write_all(s.as_bytes());
         self.check(r)
     }
 

@@ -103,6 +103,32 @@ impl Program {
         json::decode(self, input, bump, options)
     }
 
+    /// Decodes the JSON value at the start of `input` (whitespace allowed before it) and
+    /// returns it with the position just after it; the bytes after the value are not read.
+    /// For readers of JSON documents that hold values (the state reader, `tfwire::state`):
+    /// an input cut short inside the value is an [`ErrorKind::Eof`](crate::ErrorKind::Eof)
+    /// error.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::{DecodeOptions, Program};
+    ///
+    /// let program = Program::from_type_json(r#"["object",{"id":"string"}]"#).unwrap();
+    /// let bump = Bump::new();
+    /// let input = br#" {"id":"a"}, "next""#;
+    /// let (value, end) = program.decode_json_prefix(input, &bump, &DecodeOptions::default()).unwrap();
+    /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("a"));
+    /// assert_eq!(&input[end..], br#", "next""#);
+    /// ```
+    pub fn decode_json_prefix<'a>(
+        &'a self,
+        input: &'a [u8],
+        bump: &'a Bump,
+        options: &DecodeOptions,
+    ) -> Result<(Value<'a>, usize), DecodeError> {
+        json::decode_prefix(self, input, bump, options)
+    }
+
     /// Decodes a protobuf `DynamicValue` from its two fields, as Terraform core does: the
     /// `msgpack` field when it is non-empty, else the `json` field; both empty read as null.
     ///

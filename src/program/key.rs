@@ -27,7 +27,9 @@ pub(crate) struct AttrEntry {
     /// JSON (the executor then reads the key in full).
     json_wide: [u8; WIDE],
     json_mask: u32,
-    json: Box<[u8]>,
+    /// The mask of the quoted name alone (without the colon), when it has a fast form.
+    json_key_mask: u32,
+    json: Box<str>,
     /// `json` is also what Go's JSON encoder writes for the name (no HTML characters, no
     /// U+2028/2029): the encoder copies it.
     json_is_go: bool,
@@ -38,12 +40,17 @@ impl AttrEntry {
         let bytes = msgpack_key(name);
         let (wide, mask) = padded(&bytes);
         let plain = !name.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
-        let json: Box<[u8]> = if plain {
-            [&b"\""[..], name.as_bytes(), &b"\":"[..]].concat().into()
+        let json: Box<str> = if plain {
+            format!("\"{name}\":").into()
         } else {
             Box::default()
         };
-        let (json_wide, json_mask) = padded(&json);
+        let (json_wide, json_mask) = padded(json.as_bytes());
+        let json_key_mask = if json.is_empty() {
+            0
+        } else {
+            first(json.len().saturating_sub(1).min(WIDE))
+        };
         let json_is_go = !json.is_empty() && crate::json_escape::is_plain(name);
         AttrEntry {
             wide,
@@ -53,6 +60,7 @@ impl AttrEntry {
             bytes,
             json_wide,
             json_mask,
+            json_key_mask,
             json,
             json_is_go,
         }
@@ -72,11 +80,18 @@ impl AttrEntry {
         }
     }
 
+    /// The key quoted, with its colon, when it needs no escape in JSON (`"`, `\\` and control
+    /// characters: serde_json's set, the DUMP's).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn json_key(&self) -> Option<&str> {
+        (!self.json.is_empty()).then_some(&*self.json)
+    }
+
     /// The key as Go's JSON encoder writes it, quoted and with its colon, when it is the one
     /// the decoder matches (else the caller escapes the name).
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn go_json(&self) -> Option<&[u8]> {
-        self.json_is_go.then_some(&*self.json)
+        self.json_is_go.then_some(self.json.as_bytes())
     }
 
     /// Length of the encoded key in bytes.
@@ -103,29 +118,46 @@ impl AttrEntry {
         buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes))
     }
 
-    /// Length of the JSON key with its quotes and colon (0 when it has no fast form).
+    /// When `buf[at..]` starts with this key in JSON, quoted, then its colon (directly, as
+    /// go-cty writes it, or after whitespace, as Terraform's indented state files have it):
+    /// the position after the colon. Never for a name that needs escaping.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn json_len(&self) -> usize {
-        self.json.len()
-    }
-
-    /// True if `buf[at..]` starts with this key in JSON, quoted, directly followed by its
-    /// colon (go-cty's compact form). Never for a name that needs escaping.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn matches_json(&self, buf: &[u8], at: usize) -> bool {
-        match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
+    pub(crate) fn match_json(&self, buf: &[u8], at: usize) -> Option<usize> {
+        // The quoted name's length (`json` ends in the colon; empty when there is no fast
+        // form, and then `json_key_mask` is 0 and nothing matches).
+        let quoted = self.json.len().wrapping_sub(1);
+        let key_matches = match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
             Some(chunk) => {
-                self.json_mask != 0
-                    && eq_mask(chunk, &self.json_wide) & self.json_mask == self.json_mask
-                    && (self.json_mask != u32::MAX || self.long_json_tail_matches(buf, at))
+                self.json_key_mask != 0
+                    && eq_mask(chunk, &self.json_wide) & self.json_key_mask == self.json_key_mask
+                    && (self.json_key_mask != u32::MAX || self.long_json_tail_matches(buf, at))
             }
-            None => self.json_mask != 0 && buf.get(at..).is_some_and(|s| s.starts_with(&self.json)),
+            None => self.json_key_mask != 0 && self.long_json_tail_matches(buf, at),
+        };
+        if !key_matches {
+            return None;
+        }
+        // `at + quoted` is within `buf` or just past it (the key's bytes were read).
+        let mut i = at.wrapping_add(quoted);
+        loop {
+            match buf.get(i) {
+                Some(b':') => return Some(i.wrapping_add(1)),
+                Some(b' ' | b'\n' | b'\r' | b'\t') => i = i.wrapping_add(1),
+                _ => return None,
+            }
         }
     }
 
+    /// The quoted name (without its colon) at `at`, compared whole.
     #[cold]
     fn long_json_tail_matches(&self, buf: &[u8], at: usize) -> bool {
-        buf.get(at..).is_some_and(|s| s.starts_with(&self.json))
+        let quoted = self
+            .json
+            .as_bytes()
+            .get(..self.json.len().saturating_sub(1));
+        buf.get(at..)
+            .zip(quoted)
+            .is_some_and(|(s, q)| s.starts_with(q))
     }
 }
 
@@ -165,12 +197,21 @@ pub(crate) fn write_msgpack_str(s: &str, out: &mut Vec<u8>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
     use super::*;
 
     /// Naive oracle: the encoded key is a prefix of `buf[at..]`.
     fn naive(e: &AttrEntry, buf: &[u8], at: usize) -> bool {
         buf.get(at..).is_some_and(|s| s.starts_with(&e.bytes))
+    }
+
+    /// Naive oracle of `match_json`: `"name"`, whitespace, `:`.
+    fn naive_json(name: &str, buf: &[u8]) -> Option<usize> {
+        let quoted = format!("\"{name}\"");
+        let rest = buf.strip_prefix(quoted.as_bytes())?;
+        let ws = rest.iter().take_while(|c| b" \n\r\t".contains(c)).count();
+        (rest.get(ws) == Some(&b':')).then_some(quoted.len() + ws + 1)
     }
 
     #[test]
@@ -182,6 +223,7 @@ mod tests {
             "tags_all",
             &"x".repeat(29),
             &"y".repeat(30),
+            &"w".repeat(31),
             &long,
             "q\"x",
             "b\\s",
@@ -189,17 +231,32 @@ mod tests {
         for name in names {
             let e = AttrEntry::new(name, OpId(0), Op::Bool);
             let escapes = name.contains('"') || name.contains('\\');
-            let enc = format!("\"{name}\":").into_bytes();
-            for cut in 0..=enc.len() {
-                for pad in [0usize, 1, 40] {
-                    let mut buf = enc[..cut].to_vec();
-                    buf.extend(std::iter::repeat_n(b' ', pad));
-                    let want = !escapes && cut == enc.len();
-                    assert_eq!(e.matches_json(&buf, 0), want, "{name:?} {cut} {pad}");
-                    if cut > 0 {
-                        let mut flipped = buf.clone();
-                        flipped[cut - 1] ^= 1;
-                        assert!(!e.matches_json(&flipped, 0));
+            for colon in [":", " :", ": ", "\n\t :"] {
+                let enc = format!("\"{name}\"{colon}").into_bytes();
+                for cut in 0..=enc.len() {
+                    for pad in [0usize, 1, 40] {
+                        let mut buf = enc[..cut].to_vec();
+                        buf.extend(std::iter::repeat_n(b' ', pad));
+                        let want = if escapes {
+                            None
+                        } else {
+                            naive_json(name, &buf)
+                        };
+                        assert_eq!(
+                            e.match_json(&buf, 0),
+                            want,
+                            "{name:?} {colon:?} {cut} {pad}"
+                        );
+                        if cut > 0 {
+                            let mut flipped = buf.clone();
+                            flipped[cut - 1] ^= 1;
+                            let want = if escapes {
+                                None
+                            } else {
+                                naive_json(name, &flipped)
+                            };
+                            assert_eq!(e.match_json(&flipped, 0), want);
+                        }
                     }
                 }
             }

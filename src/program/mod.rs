@@ -218,6 +218,17 @@ impl Program {
     }
 
     /// Attribute names of object op `op` (empty for other ops).
+    pub(crate) fn attr_names_and_entries(&self, op: OpId) -> (&[Box<str>], &[key::AttrEntry]) {
+        match self.code.ops.get(op.index()) {
+            Some(Op::Object { attrs }) => (
+                self.code.attr_names.get(attrs.range()).unwrap_or(&[]),
+                self.code.attrs.get(attrs.range()).unwrap_or(&[]),
+            ),
+            _ => (&[], &[]),
+        }
+    }
+
+    /// The attribute names of object op `op`.
     pub(crate) fn attr_names(&self, op: OpId) -> &[Box<str>] {
         match self.code.ops.get(op.index()) {
             Some(Op::Object { attrs }) => self.code.attr_names.get(attrs.range()).unwrap_or(&[]),

@@ -25,6 +25,7 @@ mod scan;
 mod simd;
 mod skip;
 mod string;
+pub(crate) mod tokens;
 
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
@@ -52,6 +53,23 @@ pub(crate) fn decode<'a>(
     bump: &'a Bump,
     options: &DecodeOptions,
 ) -> Result<Value<'a>, DecodeError> {
+    let (value, end) = decode_prefix(program, input, bump, options)?;
+    let end = ws(input, end);
+    if end < input.len() {
+        let msg = format!("{} bytes after the value", input.len().saturating_sub(end));
+        return Err(Pending::new(ErrorKind::TrailingBytes, end, msg).into_error());
+    }
+    Ok(value)
+}
+
+/// Decodes the JSON value at the start of `input` (whitespace allowed before it); returns it
+/// and the position just after it. The bytes after it are not read.
+pub(crate) fn decode_prefix<'a>(
+    program: &'a Program,
+    input: &'a [u8],
+    bump: &'a Bump,
+    options: &DecodeOptions,
+) -> Result<(Value<'a>, usize), DecodeError> {
     let mut d = Decoder {
         buf: input,
         pos: 0,
@@ -70,12 +88,7 @@ pub(crate) fn decode<'a>(
     let value = d
         .value(program, program.op(root), root)
         .map_err(Pending::into_error)?;
-    let end = ws(input, d.pos);
-    if end < input.len() {
-        let msg = format!("{} bytes after the value", input.len().saturating_sub(end));
-        return Err(Pending::new(ErrorKind::TrailingBytes, end, msg).into_error());
-    }
-    Ok(value)
+    Ok((value, d.pos))
 }
 
 /// The state of one decode.
@@ -379,33 +392,55 @@ impl<'a> Decoder<'a> {
         let mut keys = 0u32;
         let mut more = self.first(b'}');
         // Keys in order, as go-cty writes them: key `i` of the input is the expected attribute
-        // `i`, compared quoted with its colon, and goes to slot `i`.
+        // `i`, compared quoted (then its colon, whitespace allowed before it), and goes to
+        // slot `i`.
         // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
+        let mut gaps: BumpVec<'a, u32> = BumpVec::new_in(self.bump);
         if !self.c.check_key_lengths {
             while more {
                 let i = out.written();
                 let Some(entry) = table.entries.get(i) else {
                     break;
                 };
-                if !entry.matches_json(self.buf, self.pos) {
-                    break;
+                // (Indented JSON has whitespace before each key.)
+                self.pos = ws(self.buf, self.pos);
+                let (j, entry, value_at) = match entry.match_json(self.buf, self.pos) {
+                    Some(value_at) => (i, entry, value_at),
+                    None => match later_key(&table, i, self.buf, self.pos) {
+                        Some(found) => found,
+                        None => break,
+                    },
+                };
+                // Attributes `i..j` are missing from the input: null (noted, in case their
+                // keys come later, out of order).
+                while out.written() < j {
+                    gaps.push(out.written() as u32);
+                    out.push(Value::Null);
                 }
-                // `keys <= i < entries.len()`, a `u32`: cannot wrap.
+                // `keys <= i <= j < entries.len()`, a `u32`: cannot wrap.
                 keys = keys.wrapping_add(1);
-                // The key's bytes are at `pos`: `pos + len <= buf.len()`.
-                self.pos = self.pos.wrapping_add(entry.json_len());
-                // SAFETY: `i` slots are written and `i < entries.len()`, the number of slots
+                self.pos = value_at;
+                // SAFETY: `j` slots are written and `j < entries.len()`, the number of slots
                 // (both are the span `attrs`, or `entries` is empty).
                 self.value_with(prog, entry.code, entry.op, |_, v| unsafe {
                     out.push_unchecked(v)
                 })
-                .map_err(|e| e.in_attr(table.name(i)))?;
+                .map_err(|e| e.in_attr(table.name(j)))?;
                 more = self.next(b'}')?;
             }
         }
         // Any other key, and every key after it: read in full and looked up; after the first
         // key out of order, every slot is filled with null and a bitmap marks those set.
         let mut seen: Option<Seen<'a>> = None;
+        if more && !gaps.is_empty() {
+            // The attributes written so far, less the gaps, are seen.
+            let mut s = Seen::new(self.bump, table.entries.len(), out.written());
+            for &g in &gaps {
+                s.remove(g as usize);
+            }
+            out.fill_rest(Value::Null);
+            seen = Some(s);
+        }
         while more {
             // A key count fits a `u32`, as a MessagePack map's does.
             if keys == u32::MAX {
@@ -461,6 +496,25 @@ impl<'a> Decoder<'a> {
         self.value_with(prog, entry.code, entry.op, |_, v| out.set(j, v))
             .map_err(|e| e.in_attr(table.name(j)))
     }
+}
+
+/// Attributes a state's object may leave out (a schema newer than the state): when the key at
+/// `at` is one of the few attributes after `i`, in order, its index, entry and value position.
+#[inline(never)]
+fn later_key<'t>(
+    table: &'t AttrTable<'_>,
+    i: usize,
+    buf: &[u8],
+    at: usize,
+) -> Option<(usize, &'t crate::program::key::AttrEntry, usize)> {
+    const LOOKAHEAD: usize = 8;
+    let start = i.wrapping_add(1);
+    let later = table.entries.get(start..)?;
+    later
+        .iter()
+        .take(LOOKAHEAD)
+        .enumerate()
+        .find_map(|(k, e)| Some((start.wrapping_add(k), e, e.match_json(buf, at)?)))
 }
 
 /// The element count limit (before an element at `at`).

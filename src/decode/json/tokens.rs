@@ -1,0 +1,138 @@
+//! The JSON executor's scanner for readers of the JSON around values: the state envelope
+//! reader (`crate::state::reader`) reads keys, strings, numbers and skipped values with the
+//! same code the executor uses, and asks whether a value is complete in a buffer that holds
+//! only part of a file.
+//!
+//! Errors are [`DecodeError`]s with an empty path and the offset in the buffer given; an
+//! input that ends inside what was read is an [`ErrorKind::Eof`] error (the caller reads
+//! more and tries again).
+
+use bumpalo::collections::Vec as BumpVec;
+use bumpalo::Bump;
+
+use super::extent::{skip_fast, Memo};
+use super::number::number as number_at;
+use super::scan::{self, colon, expected, unexpected};
+use super::skip::skip as skip_validating;
+use super::string::{scan_string, string_body};
+use crate::decode::common::Pending;
+use crate::error::{DecodeError, ErrorKind};
+use crate::limits::MAX_DEPTH;
+
+/// Skips JSON whitespace from `i`; the position of the next other byte (or the end).
+#[inline]
+pub(crate) fn ws(buf: &[u8], i: usize) -> usize {
+    scan::ws(buf, i)
+}
+
+/// The string whose opening quote is at `at` (escapes decoded into `bump`, UTF-8 checked)
+/// and the position after its closing quote.
+pub(crate) fn string<'a>(
+    buf: &'a [u8],
+    at: usize,
+    bump: &'a Bump,
+) -> Result<(&'a str, usize), DecodeError> {
+    if buf.get(at) != Some(&b'"') {
+        return Err(expected(buf, at, "a string").into_error());
+    }
+    let start = at.wrapping_add(1);
+    let (end, flags) = scan_string(buf, start, at).map_err(Pending::into_error)?;
+    let s = string_body(buf, start, end, flags, bump).map_err(Pending::into_error)?;
+    Ok((s, end.wrapping_add(1)))
+}
+
+/// An object key at `at` (whitespace allowed before it) and its colon: the key and the
+/// position after the colon.
+pub(crate) fn key<'a>(
+    buf: &'a [u8],
+    at: usize,
+    bump: &'a Bump,
+) -> Result<(&'a str, usize), DecodeError> {
+    let at = ws(buf, at);
+    if buf.get(at) != Some(&b'"') {
+        return Err(expected(buf, at, "a string key").into_error());
+    }
+    let (k, end) = string(buf, at, bump)?;
+    Ok((k, colon(buf, end).map_err(Pending::into_error)?))
+}
+
+/// The number at `at` by JSON's grammar: its text and the position after it.
+pub(crate) fn number(buf: &[u8], at: usize) -> Result<(&str, usize), DecodeError> {
+    let end = match buf.get(at) {
+        Some(b'-' | b'0'..=b'9') => number_at(buf, at).map_err(Pending::into_error)?.0,
+        _ => return Err(unexpected(buf, at).into_error()),
+    };
+    let text = buf.get(at..end).unwrap_or_default();
+    // (The grammar admits only ASCII.)
+    Ok((std::str::from_utf8(text).unwrap_or_default(), end))
+}
+
+/// The literal `word` (`true`, `false`, `null`) at `at`: the position after it.
+pub(crate) fn literal(buf: &[u8], at: usize, word: &'static [u8]) -> Result<usize, DecodeError> {
+    scan::literal(buf, at, word).map_err(Pending::into_error)
+}
+
+/// Skips the JSON value at `at` (whitespace allowed before it), validating it as a decode
+/// would (nesting up to [`MAX_DEPTH`]); the position after it. `scratch` holds the
+/// container stack (reset it between units).
+pub(crate) fn skip(buf: &[u8], at: usize, scratch: &Bump) -> Result<usize, DecodeError> {
+    let mut stack = BumpVec::new_in(scratch);
+    let depth = MAX_DEPTH as usize;
+    skip_validating(buf, at, &mut stack, depth, MAX_DEPTH).map_err(Pending::into_error)
+}
+
+/// Whether the value at `at` (whitespace allowed before it) ends inside `buf`, found without
+/// validating it (strings jumped over, brackets counted): `false` when `buf` ends first,
+/// which for a number or a literal includes ending at the last byte (more digits could
+/// follow). A value that is not JSON counts as complete when its brackets close.
+pub(crate) fn is_complete(buf: &[u8], at: usize, scratch: &Bump) -> bool {
+    let mut memo = Memo::new_in(scratch);
+    match skip_fast(buf, at, MAX_DEPTH as usize, MAX_DEPTH, &mut memo) {
+        Ok(end) => end < buf.len() || matches!(buf.get(ws(buf, at)), Some(b'"' | b'[' | b'{')),
+        Err(e) => e.0 .0 != ErrorKind::Eof,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens() {
+        let bump = Bump::new();
+        let b = br#" "a\n" : 12.5e1, tru"#;
+        assert_eq!(key(b, 0, &bump).unwrap(), ("a\n", 8));
+        assert_eq!(number(b, 9).unwrap(), ("12.5e1", 15));
+        let e = literal(b, 17, b"true").unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::Eof, 17));
+        assert_eq!(skip(br#"[1,{"x":null}] "#, 0, &bump).unwrap(), 14);
+        let e = skip(b"[1,}", 0, &bump).unwrap_err();
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::Syntax, 3));
+    }
+
+    #[test]
+    fn completeness() {
+        let bump = Bump::new();
+        for (text, complete) in [
+            (&br#"{"a":[1,"]"]}"#[..], true),
+            (br#"{"a":[1,"]"]"#, false),
+            (br#"{"a":"}"#, false),
+            (b"12", false),
+            (b"12,", true),
+            (b"nul", false),
+            (b"null", false),
+            (b"null}", true),
+            (br#""ab"#, false),
+            (br#""ab""#, true),
+            (b"{]", true),
+            (b"  ", false),
+        ] {
+            assert_eq!(
+                is_complete(text, 0, &bump),
+                complete,
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
+}

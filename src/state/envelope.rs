@@ -1,0 +1,652 @@
+//! The units of the state reader (`reader.rs`): the top-level keys, a resource's keys, an
+//! instance object, each read from the reader's buffer with the JSON executor's scanner
+//! (`decode::json::tokens`). A unit either completes, hands out its instances and moves
+//! the walk on, or stops: [`Stop::More`] when the buffer ends inside it (the reader reads
+//! more and runs it again from its start), [`Stop::Fail`] when the state is malformed.
+
+use bumpalo::Bump;
+
+use super::schemas::Prefix;
+use super::{
+    provider_address, Attributes, IndexKey, Instance, InstanceRef, Mode, Outcome, Resource,
+    SchemaSet, StateError, Summary,
+};
+use crate::decode::json::tokens;
+use crate::error::{DecodeError, ErrorKind};
+use crate::program::DecodeOptions;
+
+/// Why a unit stopped.
+pub(super) enum Stop {
+    /// The buffer ends inside it: read more and try again.
+    More,
+    /// The state is malformed.
+    Fail(StateError),
+}
+
+/// Where the reader is between units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Before the top-level `{`.
+    Start,
+    /// In the top-level object, before a key (`first`: right after the `{`).
+    TopKey { first: bool },
+    /// In `resources`, before a resource.
+    Resources { first: bool },
+    /// In a streamed resource's `instances`, before an instance.
+    Instances { first: bool },
+    /// In a streamed resource after its `instances`: more keys or its `}`.
+    ResourceTail,
+    /// After the top-level `}`.
+    End,
+    /// Done.
+    Done,
+}
+
+/// What the walk knows beyond its phase.
+pub(super) struct Walk {
+    pub(super) phase: Phase,
+    /// The resource being streamed (its `instances` stay empty).
+    pub(super) resource: Resource<'static>,
+    /// Its index in `resources`, and the next instance's index.
+    pub(super) resource_index: u64,
+    pub(super) instance_index: u64,
+    pub(super) version_seen: bool,
+    pub(super) summary: Summary,
+}
+
+pub(super) fn empty_resource() -> Resource<'static> {
+    Resource {
+        module: None,
+        mode: Mode::Managed,
+        type_name: String::new(),
+        name: String::new(),
+        provider: String::new(),
+        provider_address: String::new(),
+        instances: Vec::new(),
+    }
+}
+
+/// One attempt at one unit, over the bytes read so far.
+pub(super) struct Unit<'u> {
+    pub(super) buf: &'u [u8],
+    pub(super) base: u64,
+    /// More input may follow `buf`.
+    pub(super) more: bool,
+    pub(super) set: &'u SchemaSet,
+    pub(super) options: &'u DecodeOptions,
+    pub(super) scratch: &'u Bump,
+}
+
+/// A resource's keys other than `instances`, as read.
+#[derive(Default)]
+struct ResourceKeys<'u> {
+    mode: Option<&'u str>,
+    type_name: Option<&'u str>,
+    name: Option<&'u str>,
+    provider: Option<&'u str>,
+    module: Option<&'u str>,
+}
+
+impl ResourceKeys<'_> {
+    fn complete(&self) -> bool {
+        self.mode.is_some()
+            && self.type_name.is_some()
+            && self.name.is_some()
+            && self.provider.is_some()
+    }
+}
+
+impl<'u> Unit<'u> {
+    /// Reads the unit at `pos`; the position after it.
+    pub(super) fn step<F>(
+        &self,
+        pos: usize,
+        walk: &mut Walk,
+        bump: &mut Bump,
+        f: &mut F,
+    ) -> Result<usize, Stop>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let buf = self.buf;
+        let i = tokens::ws(buf, pos);
+        if walk.phase == Phase::End {
+            return match buf.get(i) {
+                None if self.more => Err(Stop::More),
+                None => {
+                    walk.phase = Phase::Done;
+                    Ok(i)
+                }
+                Some(_) => Err(Stop::Fail(self.syntax(i, "bytes after the state's object"))),
+            };
+        }
+        let Some(&c) = buf.get(i) else {
+            return Err(self.eof(i));
+        };
+        match walk.phase {
+            Phase::Start => {
+                if c != b'{' {
+                    return Err(Stop::Fail(StateError(
+                        "not a state file: expected a JSON object".into(),
+                    )));
+                }
+                walk.phase = Phase::TopKey { first: true };
+                Ok(i + 1)
+            }
+            Phase::TopKey { first } => {
+                let Some(i) = self.separator(i, c, first, b'}')? else {
+                    walk.phase = Phase::End;
+                    return Ok(i + 1);
+                };
+                self.top_key(i, walk)
+            }
+            Phase::Resources { first } => {
+                let Some(i) = self.separator(i, c, first, b']')? else {
+                    walk.phase = Phase::TopKey { first: false };
+                    return Ok(i + 1);
+                };
+                walk.resource_index = walk.summary.resources;
+                walk.instance_index = 0;
+                let end = self.resource(i, walk, bump, f)?;
+                walk.summary.resources += 1;
+                Ok(end)
+            }
+            Phase::Instances { first } => {
+                let Some(i) = self.separator(i, c, first, b']')? else {
+                    walk.phase = Phase::ResourceTail;
+                    return Ok(i + 1);
+                };
+                let end = self.instance(i, walk, bump, f)?;
+                walk.phase = Phase::Instances { first: false };
+                Ok(end)
+            }
+            Phase::ResourceTail => {
+                let Some(i) = self.separator(i, c, false, b'}')? else {
+                    walk.phase = Phase::Resources { first: false };
+                    return Ok(i + 1);
+                };
+                let ctx = Ctx::Resource(walk.resource_index);
+                let (k, v) = self.key(i)?;
+                if matches!(
+                    k,
+                    "mode" | "type" | "name" | "provider" | "module" | "instances"
+                ) {
+                    let msg = format!("{k:?} repeated after \"instances\"");
+                    return Err(Stop::Fail(err(ctx, msg)));
+                }
+                self.skip(v)
+            }
+            Phase::End | Phase::Done => Ok(i),
+        }
+    }
+
+    /// Before an element of a container: `None` when `close` ends it (at `i`), else the
+    /// position of the element (after the `,` unless `first`).
+    fn separator(&self, i: usize, c: u8, first: bool, close: u8) -> Result<Option<usize>, Stop> {
+        if c == close {
+            return Ok(None);
+        }
+        if first {
+            return Ok(Some(i));
+        }
+        if c != b',' {
+            let msg = format!("expected ',' or '{}'", close as char);
+            return Err(Stop::Fail(self.syntax(i, &msg)));
+        }
+        let j = tokens::ws(self.buf, i + 1);
+        match self.buf.get(j) {
+            None => Err(self.eof(j)),
+            Some(_) => Ok(Some(j)),
+        }
+    }
+
+    /// One key of the top-level object and its value.
+    fn top_key(&self, i: usize, walk: &mut Walk) -> Result<usize, Stop> {
+        let (k, v) = self.key(i)?;
+        walk.phase = Phase::TopKey { first: false };
+        match k {
+            "version" => {
+                let (version, end) = self.opt_number(v, Ctx::State, "version")?;
+                let Some(version) = version else {
+                    return Ok(end);
+                };
+                if version != "4" {
+                    return Err(Stop::Fail(StateError(format!(
+                        "unsupported state format version {version} (only version 4 is supported)"
+                    ))));
+                }
+                walk.version_seen = true;
+                Ok(end)
+            }
+            "terraform_version" => {
+                let (s, end) = self.opt_string(v, Ctx::State, k)?;
+                walk.summary.terraform_version = s.map(str::to_string);
+                Ok(end)
+            }
+            "resources" => match self.buf.get(v) {
+                Some(b'[') => {
+                    walk.phase = Phase::Resources { first: true };
+                    Ok(v + 1)
+                }
+                Some(b'n') => self.literal(v, b"null"),
+                Some(_) => Err(Stop::Fail(StateError(
+                    "state: resources: expected an array".into(),
+                ))),
+                None => Err(self.eof(v)),
+            },
+            _ => self.skip(v),
+        }
+    }
+
+    /// A resource at `i` (its `{`): its keys up to `instances`, when they name the schema,
+    /// or else the whole resource with its instances.
+    fn resource<F>(
+        &self,
+        i: usize,
+        walk: &mut Walk,
+        bump: &mut Bump,
+        f: &mut F,
+    ) -> Result<usize, Stop>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let ctx = Ctx::Resource(walk.resource_index);
+        if self.buf.get(i) != Some(&b'{') {
+            return Err(Stop::Fail(err(ctx, "expected an object")));
+        }
+        let mut keys = ResourceKeys::default();
+        // Where the instances array of a resource read whole starts.
+        let mut instances_at = None;
+        let mut j = i + 1;
+        let mut first = true;
+        loop {
+            let at = tokens::ws(self.buf, j);
+            let Some(&c) = self.buf.get(at) else {
+                return Err(self.eof(at));
+            };
+            let Some(at) = self.separator(at, c, first, b'}')? else {
+                self.build_resource(keys, ctx, &mut walk.resource)?;
+                if let Some(list) = instances_at {
+                    self.instances_in_place(list, walk, bump, f)?;
+                }
+                walk.phase = Phase::Resources { first: false };
+                return Ok(at + 1);
+            };
+            first = false;
+            let (k, v) = self.key(at)?;
+            let slot = match k {
+                "mode" => &mut keys.mode,
+                "type" => &mut keys.type_name,
+                "name" => &mut keys.name,
+                "provider" => &mut keys.provider,
+                "module" => &mut keys.module,
+                "instances" => {
+                    if self.buf.get(v) == Some(&b'n') {
+                        instances_at = None;
+                        j = self.literal(v, b"null")?;
+                        continue;
+                    }
+                    if self.buf.get(v) != Some(&b'[') {
+                        let msg = "instances: expected an array";
+                        return Err(Stop::Fail(err(ctx, msg)));
+                    }
+                    if keys.complete() && instances_at.is_none() {
+                        self.build_resource(keys, ctx, &mut walk.resource)?;
+                        walk.phase = Phase::Instances { first: true };
+                        return Ok(v + 1);
+                    }
+                    instances_at = Some(v);
+                    j = self.skip(v)?;
+                    continue;
+                }
+                _ => {
+                    j = self.skip(v)?;
+                    continue;
+                }
+            };
+            let (s, end) = self.opt_string(v, ctx, k)?;
+            *slot = s;
+            j = end;
+        }
+    }
+
+    /// The instances of a resource read whole (`list`: its `[`), all in the buffer.
+    fn instances_in_place<F>(
+        &self,
+        list: usize,
+        walk: &mut Walk,
+        bump: &mut Bump,
+        f: &mut F,
+    ) -> Result<(), Stop>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let mut j = list + 1;
+        let mut first = true;
+        loop {
+            let at = tokens::ws(self.buf, j);
+            let Some(&c) = self.buf.get(at) else {
+                return Err(self.eof(at));
+            };
+            let Some(at) = self.separator(at, c, first, b']')? else {
+                return Ok(());
+            };
+            first = false;
+            j = self.instance(at, walk, bump, f)?;
+        }
+    }
+
+    /// Sets `resource` (reusing its strings) to that of `keys`, checked as
+    /// [`StateFile::parse`](super::StateFile::parse) checks it.
+    fn build_resource(
+        &self,
+        keys: ResourceKeys<'u>,
+        ctx: Ctx,
+        resource: &mut Resource<'static>,
+    ) -> Result<(), Stop> {
+        let need = |v: Option<&'u str>, key: &'static str| {
+            v.ok_or_else(|| Stop::Fail(err(ctx, format_args!("missing {key}"))))
+        };
+        resource.mode = match need(keys.mode, "mode")? {
+            "managed" => Mode::Managed,
+            "data" => Mode::Data,
+            other => {
+                return Err(Stop::Fail(err(
+                    ctx,
+                    format_args!("invalid resource mode {other:?}"),
+                )))
+            }
+        };
+        let set = |field: &mut String, value: &str| {
+            field.clear();
+            field.push_str(value);
+        };
+        set(&mut resource.type_name, need(keys.type_name, "type")?);
+        set(&mut resource.name, need(keys.name, "name")?);
+        let provider = need(keys.provider, "provider")?;
+        // Resources of one provider follow each other: its address is kept.
+        if resource.provider != provider || resource.provider_address.is_empty() {
+            resource.provider_address =
+                provider_address(provider).map_err(|e| Stop::Fail(err(ctx, e)))?;
+            set(&mut resource.provider, provider);
+        }
+        resource.module = keys.module.filter(|m| !m.is_empty()).map(str::to_string);
+        Ok(())
+    }
+
+    /// An instance object at `i` (its `{`): decoded and handed to `f`; the position after it.
+    fn instance<F>(
+        &self,
+        i: usize,
+        walk: &mut Walk,
+        bump: &mut Bump,
+        f: &mut F,
+    ) -> Result<usize, Stop>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let ctx = Ctx::Instance(walk.resource_index, walk.instance_index);
+        if self.buf.get(i) != Some(&b'{') {
+            return Err(Stop::Fail(err(ctx, "expected an object")));
+        }
+        bump.reset();
+        let resource = &walk.resource;
+        let mut instance = Instance {
+            index_key: None,
+            deposed: None,
+            schema_version: 0,
+            attributes: Attributes::Absent,
+        };
+        let mut outcome = None;
+        let mut flat = false;
+        let mut j = i + 1;
+        let mut first = true;
+        let end = loop {
+            let at = tokens::ws(self.buf, j);
+            let Some(&c) = self.buf.get(at) else {
+                return Err(self.eof(at));
+            };
+            let Some(at) = self.separator(at, c, first, b'}')? else {
+                break at + 1;
+            };
+            first = false;
+            let (k, v) = self.key(at)?;
+            j = match k {
+                "index_key" => {
+                    let (key, end) = self.index_key(v, ctx)?;
+                    instance.index_key = key;
+                    end
+                }
+                "deposed" => {
+                    let (d, end) = self.opt_string(v, ctx, k)?;
+                    instance.deposed = d.filter(|d| !d.is_empty()).map(str::to_string);
+                    end
+                }
+                "schema_version" => {
+                    let (n, end) = self.opt_number(v, ctx, k)?;
+                    let n = n.map(|n| n.parse::<u64>());
+                    instance.schema_version = match n {
+                        None => 0,
+                        Some(Ok(n)) => n,
+                        Some(Err(_)) => {
+                            let msg = "schema_version: expected an unsigned integer";
+                            return Err(Stop::Fail(err(ctx, msg)));
+                        }
+                    };
+                    end
+                }
+                "attributes" => {
+                    let attrs = self.buf.get(v..).unwrap_or_default();
+                    let got = self.set.decode_prefix(
+                        resource,
+                        attrs,
+                        bump,
+                        self.options,
+                        self.more,
+                        self.scratch,
+                    );
+                    match got {
+                        Prefix::Done(o, len) => {
+                            let text = attrs.get(..len).unwrap_or_default();
+                            instance.attributes = Attributes::Json(attributes_text(text));
+                            outcome = Some(o);
+                            v + len
+                        }
+                        Prefix::Incomplete => return Err(Stop::More),
+                        Prefix::Invalid(e) => return Err(self.json_error(v, &e)),
+                    }
+                }
+                "attributes_flat" => {
+                    flat = true;
+                    self.skip(v)?
+                }
+                _ => self.skip(v)?,
+            };
+        };
+        let outcome = match (outcome, flat) {
+            (Some(o), _) => o,
+            (None, true) => {
+                instance.attributes = Attributes::Flat;
+                Outcome::Legacy
+            }
+            (None, false) => {
+                let item = InstanceRef {
+                    resource,
+                    instance: &instance,
+                };
+                self.set.decode(item, bump, self.options)
+            }
+        };
+        f(
+            InstanceRef {
+                resource,
+                instance: &instance,
+            },
+            &outcome,
+        );
+        walk.instance_index += 1;
+        walk.summary.instances += 1;
+        Ok(end)
+    }
+
+    /// `index_key`: a string, an integer or null.
+    fn index_key(&self, v: usize, ctx: Ctx) -> Result<(Option<IndexKey>, usize), Stop> {
+        match self.buf.get(v) {
+            Some(b'"') => {
+                let (s, end) = self.opt_string(v, ctx, "index_key")?;
+                Ok((s.map(|s| IndexKey::String(s.to_string())), end))
+            }
+            Some(b'n') => Ok((None, self.literal(v, b"null")?)),
+            _ => {
+                let end = self.skip(v)?;
+                let text = self.buf.get(v..end).unwrap_or_default();
+                let text = String::from_utf8_lossy(text);
+                match text.parse::<i64>() {
+                    Ok(n) => Ok((Some(IndexKey::Int(n)), end)),
+                    Err(_) => Err(Stop::Fail(err(
+                        ctx,
+                        format_args!("index_key: expected a string or an integer, found {text}"),
+                    ))),
+                }
+            }
+        }
+    }
+
+    /// A key at `i` and its colon: the key and the position of its value.
+    fn key(&self, i: usize) -> Result<(&'u str, usize), Stop> {
+        let (k, v) = tokens::key(self.buf, i, self.scratch).map_err(|e| self.settle(&e, i))?;
+        let v = tokens::ws(self.buf, v);
+        match self.buf.get(v) {
+            None => Err(self.eof(v)),
+            Some(_) => Ok((k, v)),
+        }
+    }
+
+    /// A string or null at `v`.
+    fn opt_string(&self, v: usize, ctx: Ctx, key: &str) -> Result<(Option<&'u str>, usize), Stop> {
+        match self.buf.get(v) {
+            Some(b'n') => Ok((None, self.literal(v, b"null")?)),
+            Some(b'"') => {
+                let (s, end) =
+                    tokens::string(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?;
+                Ok((Some(s), end))
+            }
+            _ => {
+                self.skip(v)?;
+                Err(Stop::Fail(err(
+                    ctx,
+                    format_args!("{key}: expected a string"),
+                )))
+            }
+        }
+    }
+
+    /// A number or null at `v`: its text.
+    fn opt_number(&self, v: usize, ctx: Ctx, key: &str) -> Result<(Option<String>, usize), Stop> {
+        match self.buf.get(v) {
+            Some(b'n') => Ok((None, self.literal(v, b"null")?)),
+            Some(b'-' | b'0'..=b'9') => {
+                let (text, end) = tokens::number(self.buf, v).map_err(|e| self.settle(&e, v))?;
+                if end == self.buf.len() && self.more {
+                    return Err(Stop::More);
+                }
+                Ok((Some(text.to_string()), end))
+            }
+            _ => {
+                self.skip(v)?;
+                Err(Stop::Fail(err(
+                    ctx,
+                    format_args!("{key}: expected a number"),
+                )))
+            }
+        }
+    }
+
+    fn literal(&self, v: usize, word: &'static [u8]) -> Result<usize, Stop> {
+        let end = tokens::literal(self.buf, v, word).map_err(|e| self.settle(&e, v))?;
+        self.not_at_end(end)
+    }
+
+    /// Skips the value at `v` (validating it).
+    fn skip(&self, v: usize) -> Result<usize, Stop> {
+        let end = tokens::skip(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?;
+        self.not_at_end(end)
+    }
+
+    /// A value ending where the buffer ends may go on (a number's digits, a word's letters)
+    /// when more input follows.
+    fn not_at_end(&self, end: usize) -> Result<usize, Stop> {
+        if end >= self.buf.len() && self.more {
+            return Err(Stop::More);
+        }
+        Ok(end)
+    }
+
+    /// A JSON error in the value at `v`: more input needed when the buffer cut it short.
+    fn settle(&self, e: &DecodeError, v: usize) -> Stop {
+        if self.more
+            && (e.kind() == ErrorKind::Eof || !tokens::is_complete(self.buf, v, self.scratch))
+        {
+            return Stop::More;
+        }
+        self.json_error(0, e)
+    }
+
+    /// A JSON error at offset `e.offset()` from `at` in the buffer.
+    fn json_error(&self, at: usize, e: &DecodeError) -> Stop {
+        if self.more && e.kind() == ErrorKind::Eof {
+            return Stop::More;
+        }
+        let offset = self.base + (at + e.offset()) as u64;
+        Stop::Fail(StateError(format!(
+            "not a state file: invalid JSON at byte {offset}: {}",
+            e.message()
+        )))
+    }
+
+    fn syntax(&self, i: usize, what: &str) -> StateError {
+        let offset = self.base + i as u64;
+        StateError(format!(
+            "not a state file: invalid JSON at byte {offset}: {what}"
+        ))
+    }
+
+    /// The buffer ended at `i`.
+    fn eof(&self, i: usize) -> Stop {
+        if self.more {
+            return Stop::More;
+        }
+        Stop::Fail(self.syntax(i, "unexpected end of input"))
+    }
+}
+
+/// Where in the envelope an error is (formatted only when one happens).
+#[derive(Clone, Copy)]
+enum Ctx {
+    State,
+    Resource(u64),
+    Instance(u64, u64),
+}
+
+impl std::fmt::Display for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ctx::State => f.write_str("state"),
+            Ctx::Resource(r) => write!(f, "resources[{r}]"),
+            Ctx::Instance(r, i) => write!(f, "resources[{r}].instances[{i}]"),
+        }
+    }
+}
+
+fn err(ctx: Ctx, msg: impl std::fmt::Display) -> StateError {
+    StateError(format!("{ctx}: {msg}"))
+}
+
+/// The attributes' JSON text, which the decode or the validating skip has just read whole.
+fn attributes_text(text: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(text).is_ok());
+    // SAFETY: `text` is one JSON value that a decode or a validating skip read through to
+    // its end: its structure and whitespace are ASCII, and every string in it (keys too) was
+    // checked as UTF-8 (`string_body` / `check_string_body`), so the whole is valid UTF-8.
+    unsafe { std::str::from_utf8_unchecked(text) }
+}

@@ -1,0 +1,206 @@
+//! [`StateReader`]: a state file read from any `io::Read` a piece at a time, its envelope
+//! scanned with tfwire's own JSON scanner and each instance's attributes decoded where they
+//! lie in the read buffer, once. Memory holds one instance (its bytes and its values), not
+//! the file.
+//!
+//! The buffer holds the bytes from the start of the current *unit* on: an instance object,
+//! a resource's keys up to its `instances`, one top-level key and its value. A unit is read
+//! whole or not at all: when the buffer ends inside one, the bytes before it are dropped,
+//! more are read (the buffer doubles when the unit fills it, up to
+//! [`ReaderOptions::max_unit_bytes`]) and the unit is read again from its start. An instance
+//! is handed out only once its object is complete, so chunked input gives exactly the
+//! instances a one-shot read gives.
+//!
+//! Key order. Terraform and OpenTofu write `version` before `resources`, and a resource's
+//! `mode`, `type`, `name` and `provider` (and `module`) before its `instances`. When a
+//! resource lists `instances` before those keys (`jq -S` sorts them so), the whole resource
+//! becomes the unit: memory is then bounded by the largest resource. A `version` that comes
+//! after `resources` is checked when it comes (the instances before it have been handed out).
+//! A resource key other than `instances` repeated after them is an error (the instances were
+//! decoded with the first).
+
+use std::io::{self, Read};
+
+use bumpalo::Bump;
+
+use super::envelope::{empty_resource, Phase, Stop, Unit, Walk};
+use super::{InstanceRef, Outcome, SchemaSet, StateError};
+use crate::program::DecodeOptions;
+
+/// Options of a [`StateReader`].
+#[derive(Clone, Debug)]
+pub struct ReaderOptions {
+    /// Bytes asked of the input at a time, and the buffer's first size (default 1 MiB).
+    pub read_size: usize,
+    /// The most bytes one unit may span (default 256 MiB): an instance object; a whole
+    /// resource when it lists `instances` before its other keys; a top-level value other
+    /// than `resources`. A larger one is a [`StateError`], never a larger buffer.
+    pub max_unit_bytes: usize,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> ReaderOptions {
+        ReaderOptions {
+            read_size: 1 << 20,
+            max_unit_bytes: 256 << 20,
+        }
+    }
+}
+
+/// What a [`StateReader::visit`] read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// `terraform_version`, when present.
+    pub terraform_version: Option<String>,
+    /// Resources read.
+    pub resources: u64,
+    /// Instance objects read (and handed out).
+    pub instances: u64,
+    /// Bytes of the state file read.
+    pub bytes: u64,
+}
+
+/// A state file read incrementally from an `io::Read` (see the [module docs](self)).
+///
+/// ```
+/// use tfwire::state::{Outcome, SchemaSet, StateReader};
+/// use tfwire::DecodeOptions;
+///
+/// let mut set = SchemaSet::new();
+/// set.add_json(r#"{"format_version":"1.0","provider_schemas":{"registry.terraform.io/hashicorp/null":
+///   {"resource_schemas":{"null_resource":{"version":0,"block":{"attributes":{"id":{"type":"string"}}}}}}}}"#).unwrap();
+/// let state = br#"{"version":4,"resources":[{"mode":"managed","type":"null_resource","name":"x",
+///   "provider":"provider[\"registry.terraform.io/hashicorp/null\"]","each":"list",
+///   "instances":[{"index_key":0,"attributes":{"id":"a"}},{"index_key":1,"attributes":{"id":"b","oops":1}}]}]}"#;
+/// let mut lines = Vec::new();
+/// let summary = StateReader::new(&state[..]).visit(&set, &DecodeOptions::default(), |item, outcome| {
+///     let status = match outcome {
+///         Outcome::Ok(..) => "ok".to_string(),
+///         Outcome::Error(e, _) => e.to_string(),
+///         _ => "no schema".to_string(),
+///     };
+///     lines.push(format!("{} {status}", item.address()));
+/// }).unwrap();
+/// assert_eq!(lines, ["null_resource.x[0] ok", r#"null_resource.x[1] at (root) (byte 10): unsupported attribute "oops""#]);
+/// assert_eq!(summary.instances, 2);
+/// ```
+pub struct StateReader<R> {
+    input: R,
+    options: ReaderOptions,
+    /// The bytes read and not yet dropped: `buf[start..end]` is unread, `buf[..start]` read.
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The file offset of `buf[0]`.
+    base: u64,
+    /// The input has ended.
+    eof: bool,
+}
+
+impl<R: Read> StateReader<R> {
+    /// A reader with the default [`ReaderOptions`].
+    pub fn new(input: R) -> StateReader<R> {
+        StateReader::with_options(input, ReaderOptions::default())
+    }
+
+    /// A reader with `options`.
+    pub fn with_options(input: R, options: ReaderOptions) -> StateReader<R> {
+        StateReader {
+            input,
+            options,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            base: 0,
+            eof: false,
+        }
+    }
+
+    /// Reads the whole state, decoding each instance's attributes (with `set`, as
+    /// [`SchemaSet::decode`] does) and handing it to `f` with its outcome, in file order.
+    /// One arena serves every instance (reset after each).
+    pub fn visit<F>(
+        mut self,
+        set: &SchemaSet,
+        options: &DecodeOptions,
+        mut f: F,
+    ) -> Result<Summary, StateError>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let mut walk = Walk {
+            phase: Phase::Start,
+            resource: empty_resource(),
+            resource_index: 0,
+            instance_index: 0,
+            version_seen: false,
+            summary: Summary::default(),
+        };
+        let mut bump = Bump::new();
+        let mut scratch = Bump::new();
+        while walk.phase != Phase::Done {
+            let unit = Unit {
+                buf: self.buf.get(..self.end).unwrap_or_default(),
+                base: self.base,
+                more: !self.eof,
+                set,
+                options,
+                scratch: &scratch,
+            };
+            let phase = walk.phase;
+            let result = unit.step(self.start, &mut walk, &mut bump, &mut f);
+            if result.is_err() {
+                // The unit is read again from its start.
+                walk.phase = phase;
+            }
+            scratch.reset();
+            match result {
+                Ok(next) => self.start = next,
+                Err(Stop::More) => self.refill()?,
+                Err(Stop::Fail(e)) => return Err(e),
+            }
+        }
+        if !walk.version_seen {
+            return Err(StateError("not a state file: no \"version\"".into()));
+        }
+        walk.summary.bytes = self.base + self.end as u64;
+        Ok(walk.summary)
+    }
+
+    /// Drops the bytes before the current unit and reads more (growing the buffer when the
+    /// unit fills it).
+    fn refill(&mut self) -> Result<(), StateError> {
+        let unit = self.end - self.start;
+        self.buf.copy_within(self.start..self.end, 0);
+        self.base += self.start as u64;
+        (self.start, self.end) = (0, unit);
+        let max = self.options.max_unit_bytes;
+        if unit >= max {
+            return Err(StateError(format!(
+                "a part of the state at byte {} is larger than max_unit_bytes ({max})",
+                self.base
+            )));
+        }
+        let read_size = self.options.read_size.max(1);
+        if self.buf.len() < read_size {
+            self.buf.resize(read_size, 0);
+        } else if unit == self.buf.len() {
+            let len = (unit * 2).min(max.saturating_add(read_size));
+            self.buf.resize(len, 0);
+        }
+        // Fill the buffer (or reach the end of the input).
+        while self.end < self.buf.len() {
+            let room = self.buf.get_mut(self.end..).unwrap_or_default();
+            match self.input.read(room) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(StateError(format!("reading the state: {e}"))),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,331 @@
+//! `tfwire::state::StateReader`, the incremental state reader: the same instances, outcomes
+//! and values as `StateFile::parse` for every corpus state, whatever the chunks the input
+//! arrives in; the envelope rules and their error messages; key orders other than
+//! Terraform's; memory bounded by the largest instance.
+
+mod common;
+
+use std::io::Read;
+
+use tfwire::state::{Outcome, ReaderOptions, SchemaSet, StateFile, StateReader};
+use tfwire::{dump, DecodeOptions};
+
+/// Hands out its bytes in pseudo-random pieces of 1 to `max` bytes (a pipe, a socket).
+struct Chunked<'a> {
+    data: &'a [u8],
+    seed: u64,
+    max: usize,
+}
+
+impl Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.seed = self
+            .seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let n = (1 + (self.seed >> 33) as usize % self.max)
+            .min(buf.len())
+            .min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// One line per instance: address, schema version, attributes length, outcome (with the DUMP).
+fn line(item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> String {
+    let attrs = item.instance.attributes.json().map(str::len);
+    let result = match outcome {
+        Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v)),
+        Outcome::Error(e, m) => format!("error {e} (document {})", m.document),
+        Outcome::NoSchema => "no schema".into(),
+        Outcome::Legacy => "legacy".into(),
+    };
+    format!(
+        "{} v{} {attrs:?} {} {result}",
+        item.address(),
+        item.instance.schema_version,
+        item.resource.provider_address
+    )
+}
+
+fn by_parse(set: &SchemaSet, text: &str) -> Result<Vec<String>, String> {
+    let state = StateFile::parse(text).map_err(|e| e.to_string())?;
+    let mut lines = Vec::new();
+    set.visit(&state, &DecodeOptions::default(), |item, o| {
+        lines.push(line(item, o))
+    });
+    Ok(lines)
+}
+
+fn by_reader(
+    set: &SchemaSet,
+    input: impl Read,
+    options: ReaderOptions,
+) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
+    StateReader::with_options(input, options)
+        .visit(set, &DecodeOptions::default(), |item, o| {
+            lines.push(line(item, o))
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(lines)
+}
+
+fn small(read_size: usize) -> ReaderOptions {
+    ReaderOptions {
+        read_size,
+        ..ReaderOptions::default()
+    }
+}
+
+fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Every corpus state against every corpus providers-schema document that loads: the
+/// reader, fed in random chunks with buffers from 7 bytes up, gives exactly what
+/// `StateFile::parse` gives (and fails where it fails).
+#[test]
+fn reader_equals_parse_on_the_corpus() {
+    let Some(shared) = common::shared_dir("the corpus state reader test") else {
+        return;
+    };
+    let corpus = shared.join("corpus");
+    let mut set = SchemaSet::new();
+    let mut docs = Vec::new();
+    files(&corpus.join("schemas"), &mut docs);
+    docs.retain(|d| d.extension().is_some_and(|e| e == "json"));
+    docs.sort();
+    for d in &docs {
+        let _ = set.add_json(&std::fs::read_to_string(d).unwrap());
+    }
+    assert!(set.documents() >= 20, "{}", set.documents());
+    let mut states = Vec::new();
+    files(&corpus.join("states"), &mut states);
+    states.sort();
+    assert_eq!(states.len(), 213);
+    let (mut instances, mut failed) = (0, 0);
+    for (k, path) in states.iter().enumerate() {
+        let bytes = std::fs::read(path).unwrap();
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        let want = by_parse(&set, text);
+        let name = path.display();
+        let one_shot = by_reader(&set, &bytes[..], ReaderOptions::default());
+        match (&want, &one_shot) {
+            (Ok(w), Ok(g)) => assert_eq!(g, w, "{name}"),
+            (Err(_), Err(_)) => failed += 1,
+            _ => panic!("{name}: parse {want:?}\nreader {one_shot:?}"),
+        }
+        for (round, read_size) in [7, 64, 4096].into_iter().enumerate() {
+            let chunked = Chunked {
+                data: &bytes,
+                seed: (k * 3 + round) as u64,
+                max: 1 + round * 100,
+            };
+            let got = by_reader(&set, chunked, small(read_size));
+            assert_eq!(got, one_shot, "{name}, read size {read_size}");
+        }
+        instances += want.map_or(0, |w| w.len());
+    }
+    assert_eq!(instances, 430);
+    // (Every corpus state is a valid v4 file.)
+    assert_eq!(failed, 0);
+}
+
+fn doc() -> SchemaSet {
+    let mut set = SchemaSet::new();
+    set.add_json(
+        r#"{"format_version":"1.0","provider_schemas":{"registry.terraform.io/hashicorp/null":
+        {"resource_schemas":{"null_resource":{"version":0,"block":{"attributes":{
+          "id":{"type":"string"},"n":{"type":"number","optional":true}}}}}}}}"#,
+    )
+    .unwrap();
+    set
+}
+
+const PROVIDER: &str = r#"provider[\"registry.terraform.io/hashicorp/null\"]"#;
+
+/// Both readers on `text`, each in every chunking: their lines, or their errors.
+fn both(text: &str) -> (Result<Vec<String>, String>, Result<Vec<String>, String>) {
+    let set = doc();
+    let reader = by_reader(&set, text.as_bytes(), ReaderOptions::default());
+    for max in [1, 3, 17] {
+        let chunked = Chunked {
+            data: text.as_bytes(),
+            seed: max as u64,
+            max,
+        };
+        assert_eq!(by_reader(&set, chunked, small(5)), reader, "{text}");
+    }
+    (by_parse(&set, text), reader)
+}
+
+#[test]
+fn key_orders_other_than_terraforms() {
+    // Terraform's order, then `jq -S`'s (sorted: instances before mode, type, name and
+    // provider; version last), then attributes before index_key.
+    let terraform = format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a",
+        "provider":"{PROVIDER}","instances":[{{"index_key":"k","attributes":{{"id":"x","n":1}}}}]}}]}}"#
+    );
+    let sorted = format!(
+        r#"{{"resources":[{{"instances":[{{"attributes":{{"id":"x","n":1}},"index_key":"k"}}],
+        "mode":"managed","name":"a","provider":"{PROVIDER}","type":"null_resource"}}],"version":4}}"#
+    );
+    let (want, got) = both(&terraform);
+    assert_eq!(got, want);
+    assert_eq!(
+        got.unwrap(),
+        [
+            r#"null_resource.a["k"] v0 Some(16) registry.terraform.io/hashicorp/null ok {"id":"x","n":1}"#
+        ]
+    );
+    let (want_sorted, got_sorted) = both(&sorted);
+    assert_eq!(got_sorted, want_sorted);
+    assert_eq!(got_sorted, want);
+    // A resource key repeated after its instances (which were decoded with the first).
+    let repeated = format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a",
+        "provider":"{PROVIDER}","instances":[],"name":"b"}}]}}"#
+    );
+    assert_eq!(
+        both(&repeated).1.unwrap_err(),
+        r#"resources[0]: "name" repeated after "instances""#
+    );
+}
+
+#[test]
+fn envelope_errors() {
+    let err = |text: &str| both(text).1.unwrap_err();
+    assert_eq!(
+        err("{"),
+        "not a state file: invalid JSON at byte 1: unexpected end of input"
+    );
+    assert_eq!(err("[]"), "not a state file: expected a JSON object");
+    assert_eq!(
+        err(r#"{"version":3}"#),
+        "unsupported state format version 3 (only version 4 is supported)"
+    );
+    assert_eq!(err(r#"{"serial":1}"#), r#"not a state file: no "version""#);
+    assert_eq!(
+        err(r#"{"version":4} x"#),
+        "not a state file: invalid JSON at byte 14: bytes after the state's object"
+    );
+    let resource = |body: &str| format!(r#"{{"version":4,"resources":[{body}]}}"#);
+    assert_eq!(
+        err(&resource(
+            r#"{"mode":"x","type":"t","name":"n","provider":"provider.a"}"#
+        )),
+        r#"resources[0]: invalid resource mode "x""#
+    );
+    assert_eq!(
+        err(&resource(r#"{"mode":"managed","type":"t","name":"n"}"#)),
+        "resources[0]: missing provider"
+    );
+    let instance = |body: &str| {
+        resource(&format!(
+            r#"{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":[{body}]}}"#
+        ))
+    };
+    assert_eq!(
+        err(&instance(r#"{"index_key":1.5,"attributes":{}}"#)),
+        "resources[0].instances[0]: index_key: expected a string or an integer, found 1.5"
+    );
+    // Attributes that are not JSON: an error for the file, at the file offset.
+    let bad = instance(r#"{"attributes":{"id":"x",}}"#);
+    let at = bad.find(",}").unwrap() + 1;
+    assert_eq!(
+        err(&bad),
+        format!("not a state file: invalid JSON at byte {at}: expected a string key, found '}}'")
+    );
+    // Cut short anywhere: an error, never a panic or a partial success.
+    let good = instance(r#"{"index_key":0,"attributes":{"id":"x","n":2.5}}"#);
+    for cut in 0..good.len() {
+        assert!(both(&good[..cut]).1.is_err(), "{}", &good[..cut]);
+    }
+}
+
+#[test]
+fn instance_outcomes_match_parse() {
+    let text = format!(
+        r#"{{"version":4,"terraform_version":"1.9.0","resources":[
+        {{"module":"module.m","mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}",
+          "instances":[
+            {{"index_key":0,"schema_version":2,"attributes":{{"id":"x"}}}},
+            {{"index_key":1,"attributes":{{"id":"y","extra":[1,{{"z":"\u00e9"}}]}}}},
+            {{"index_key":2,"attributes_flat":{{"id":"z"}}}},
+            {{"index_key":3}},
+            {{"index_key":4,"deposed":"abc","attributes":null}}]}},
+        {{"mode":"data","type":"nothing","name":"b","provider":"provider.null","instances":[{{"attributes":{{}}}}]}}]}}"#
+    );
+    let (want, got) = both(&text);
+    assert_eq!(got, want);
+    assert_eq!(
+        got.unwrap(),
+        [
+            r#"module.m.null_resource.a[0] v2 Some(10) registry.terraform.io/hashicorp/null ok {"id":"x","n":null}"#,
+            r#"module.m.null_resource.a[1] v0 Some(37) registry.terraform.io/hashicorp/null error at (root) (byte 10): unsupported attribute "extra" (document 0)"#,
+            "module.m.null_resource.a[2] v0 None registry.terraform.io/hashicorp/null legacy",
+            r#"module.m.null_resource.a[3] v0 Some(2) registry.terraform.io/hashicorp/null ok {"id":null,"n":null}"#,
+            "module.m.null_resource.a[4] (deposed abc) v0 Some(4) registry.terraform.io/hashicorp/null ok null",
+            "data.nothing.b v0 Some(2) registry.terraform.io/hashicorp/null no schema",
+        ]
+    );
+}
+
+/// 20,000 instances read through a buffer limited to 4 KiB per unit: memory is bounded by
+/// the largest instance, not the file (a unit larger than the limit is an error).
+#[test]
+fn memory_is_bounded_by_the_largest_instance() {
+    let mut text = format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    );
+    for i in 0..20_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"index_key":{i},"attributes":{{"id":"{}","n":{i}}}}}"#,
+            "x".repeat(i % 100)
+        ));
+    }
+    text.push_str("]}]}");
+    assert!(text.len() > 1_500_000);
+    let set = doc();
+    let bounded = ReaderOptions {
+        read_size: 1024,
+        max_unit_bytes: 4096,
+    };
+    let mut count = 0u64;
+    let summary = StateReader::with_options(text.as_bytes(), bounded.clone())
+        .visit(&set, &DecodeOptions::default(), |_, o| {
+            assert!(matches!(o, Outcome::Ok(..)));
+            count += 1;
+        })
+        .unwrap();
+    assert_eq!(
+        (count, summary.instances, summary.resources),
+        (20_000, 20_000, 1)
+    );
+    assert_eq!(summary.bytes, text.len() as u64);
+    // One instance larger than the limit.
+    let big = text.replacen(r#""id":"""#, &format!(r#""id":"{}""#, "y".repeat(5000)), 1);
+    let e = StateReader::with_options(big.as_bytes(), bounded)
+        .visit(&set, &DecodeOptions::default(), |_, _| {})
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("is larger than max_unit_bytes (4096)"),
+        "{e}"
+    );
+}
