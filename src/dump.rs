@@ -132,8 +132,18 @@ fn number(out: &mut String, n: Number<'_>) {
     }
 }
 
-/// A JSON string as serde_json escapes it (the DUMP's form: `"`, `\\` and control characters
-/// only; the encoders and type JSON follow Go's rules instead).
+/// Appends `s` as a JSON string, escaped as the DUMP escapes strings (serde_json's rules:
+/// `"`, `\\` and control characters only; the encoders follow Go's rules instead).
+///
+/// ```
+/// let mut out = String::new();
+/// tfwire::dump::write_string(&mut out, "a \"b\"\n<c>");
+/// assert_eq!(out, r#""a \"b\"\n<c>""#);
+/// ```
+pub fn write_string(out: &mut String, s: &str) {
+    string(out, s)
+}
+
 fn string(out: &mut String, s: &str) {
     out.push('"');
     if needs_escape(s.as_bytes()) {

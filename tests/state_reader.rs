@@ -329,3 +329,131 @@ fn memory_is_bounded_by_the_largest_instance() {
         "{e}"
     );
 }
+
+/// The batch API gives what the one-thread reader gives, in order, over several batches
+/// (more instances than one batch holds), with errors and no-schema instances among them.
+#[test]
+fn parallel_visit_equals_visit() {
+    let mut text = format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    );
+    for i in 0..40_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        let attrs = match i % 7 {
+            0 => format!(r#"{{"id":"{i}","bad":1}}"#),
+            1 => r#"{"id":null}"#.to_string(),
+            _ => format!(r#"{{"id":"{}","n":{i}.5}}"#, "x".repeat(i % 300)),
+        };
+        text.push_str(&format!(r#"{{"index_key":{i},"attributes":{attrs}}}"#));
+    }
+    text.push_str(&format!(
+        r#"]}},{{"mode":"data","type":"other","name":"b","provider":"{PROVIDER}","instances":[{{"attributes":{{}}}}]}}]}}"#
+    ));
+    let set = doc();
+    let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
+    assert_eq!(one.len(), 40_001);
+    for jobs in [2, 3] {
+        let mut lines = Vec::new();
+        let summary = StateReader::new(text.as_bytes())
+            .visit_parallel(
+                &set,
+                &DecodeOptions::default(),
+                jobs,
+                Vec::new,
+                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                |acc| lines.extend(acc),
+            )
+            .unwrap();
+        assert_eq!(summary.instances, 40_001);
+        assert_eq!(lines, one, "jobs {jobs}");
+    }
+    // A malformed state: the instances before the error are handed out, then the error.
+    let cut = text.replacen(r#"{"index_key":30000,"#, r#"{"index_key":30000,,"#, 1);
+    let mut count = 0;
+    let e = StateReader::new(cut.as_bytes())
+        .visit_parallel(
+            &set,
+            &DecodeOptions::default(),
+            2,
+            || 0,
+            |n, _, _| *n += 1,
+            |n| count += n,
+        )
+        .unwrap_err();
+    assert_eq!(count, 30_000);
+    assert!(
+        e.to_string()
+            .starts_with("not a state file: invalid JSON at byte"),
+        "{e}"
+    );
+}
+
+/// `tfwire state` on a file large enough to have its instances decoded in parallel: the
+/// same bytes with `--jobs 1` and `--jobs 2`, text and NDJSON.
+#[test]
+fn cli_large_file_jobs_agree() {
+    let dir = std::env::temp_dir().join(format!("tfwire-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let schemas = dir.join("schemas.json");
+    std::fs::write(
+        &schemas,
+        r#"{"format_version":"1.0","provider_schemas":{"registry.terraform.io/hashicorp/null":
+        {"resource_schemas":{"null_resource":{"version":0,"block":{"attributes":{
+          "id":{"type":"string"},"n":{"type":"number","optional":true}}}}}}}}"#,
+    )
+    .unwrap();
+    let mut text = String::from(r#"{"version":4,"resources":["#);
+    for r in 0..20_000 {
+        if r > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"mode":"managed","type":"null_resource","name":"r{r}","provider":"{PROVIDER}","instances":["#
+        ));
+        for i in 0..3 {
+            let bad = if (r + i) % 11 == 0 { r#","x":1"# } else { "" };
+            text.push_str(&format!(
+                r#"{}{{"index_key":"k{i}","attributes":{{"id":"{}","n":{r}{bad}}}}}"#,
+                if i > 0 { "," } else { "" },
+                "v".repeat(250)
+            ));
+        }
+        text.push_str("]}");
+    }
+    text.push_str("]}");
+    assert!(text.len() > 17 << 20, "{}", text.len());
+    let state = dir.join("large.tfstate");
+    std::fs::write(&state, &text).unwrap();
+    let run = |jobs: &str, format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tfwire"))
+            .args([
+                "state",
+                "--schemas",
+                schemas.to_str().unwrap(),
+                "--format",
+                format,
+            ])
+            .args(["--jobs", jobs, state.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        // (The text summary's `seconds=` differs from run to run.)
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stdout = stdout.split(" seconds=").next().unwrap().to_string();
+        (stdout, String::from_utf8(out.stderr).unwrap())
+    };
+    for format in ["text", "ndjson"] {
+        let (one, err1) = run("1", format);
+        let (two, err2) = run("2", format);
+        assert_eq!(one.len(), two.len());
+        assert!(one == two, "{format}: --jobs 1 and --jobs 2 differ");
+        assert!(
+            err1.ends_with("5455 of 60000 instances failed to decode\n"),
+            "{err1}"
+        );
+        assert_eq!(err1.lines().last(), err2.lines().last());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -34,6 +34,10 @@ error found furthest into the attributes is printed.
 Exit status: 0 when no instance failed, 1 when one did, 2 on a usage or schema error or an
 unreadable or invalid state file (reported on stderr; the other files are still decoded).";
 
+/// A file at least this large has its instances decoded in parallel (smaller files are
+/// decoded in parallel with each other).
+const LARGE_FILE: u64 = 16 << 20;
+
 /// `tfwire state` arguments (the description is in [`HELP`]).
 #[derive(Args, Debug)]
 #[command(after_help = HELP)]
@@ -112,14 +116,21 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     let mut totals = Totals::default();
     let mut bad_files = 0;
     let several = args.states.len() > 1;
-    if jobs <= 1 {
-        // One file at a time, each instance printed as soon as it is decoded.
-        for path in &args.states {
+    // Small files in windows of a few per worker, decoded in parallel and printed in order;
+    // a large file (or every file, with one job) streamed, its instances decoded on every
+    // worker and printed as they come.
+    let window = jobs * 2;
+    let large =
+        |path: &PathBuf| jobs <= 1 || std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_FILE);
+    let mut next = 0;
+    while let Some(path) = args.states.get(next) {
+        if large(path) {
+            next += 1;
             if several && args.format == OutputFormat::Text {
                 out.line(&format!("# {}", path.display()))?;
             }
             let mut failed = None;
-            let result = stream_file(path, &set, &options, &args, &mut |text| {
+            let result = stream_file(path, &set, &options, &args, jobs, &mut |text| {
                 if let Err(e) = out.text(text) {
                     failed.get_or_insert(e);
                 }
@@ -135,33 +146,38 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                     eprintln!("tfwire: {}: {msg}", path.display());
                 }
             }
+            continue;
         }
-    } else {
-        // Files in windows of a few per worker, decoded in parallel, printed in order.
-        let window = jobs * 2;
-        for paths in args.states.chunks(window) {
-            let results: Vec<FileResult> = pool.install(|| {
-                use rayon::prelude::*;
-                paths
-                    .par_iter()
-                    .map(|path| decode_file(path, &set, &options, &args))
-                    .collect()
-            });
-            for (path, result) in paths.iter().zip(results) {
-                if several && args.format == OutputFormat::Text {
-                    out.line(&format!("# {}", path.display()))?;
+        let start = next;
+        while args
+            .states
+            .get(next)
+            .is_some_and(|p| next - start < window && !large(p))
+        {
+            next += 1;
+        }
+        let paths = args.states.get(start..next).unwrap_or_default();
+        let results: Vec<FileResult> = pool.install(|| {
+            use rayon::prelude::*;
+            paths
+                .par_iter()
+                .map(|path| decode_file(path, &set, &options, &args))
+                .collect()
+        });
+        for (path, result) in paths.iter().zip(results) {
+            if several && args.format == OutputFormat::Text {
+                out.line(&format!("# {}", path.display()))?;
+            }
+            match result {
+                Err((text, msg)) => {
+                    bad_files += 1;
+                    out.text(&text)?;
+                    out.flush()?;
+                    eprintln!("tfwire: {}: {msg}", path.display());
                 }
-                match result {
-                    Err((text, msg)) => {
-                        bad_files += 1;
-                        out.text(&text)?;
-                        out.flush()?;
-                        eprintln!("tfwire: {}: {msg}", path.display());
-                    }
-                    Ok((text, t)) => {
-                        out.text(&text)?;
-                        totals.add(&t);
-                    }
+                Ok((text, t)) => {
+                    out.text(&text)?;
+                    totals.add(&t);
                 }
             }
         }
@@ -225,31 +241,49 @@ impl Totals {
     }
 }
 
-/// Reads one state file with the incremental reader, writing each instance's output to
-/// `sink` as it is decoded (`sink` gets whole lines, in file order); its totals, or why the
-/// file could not be read.
+/// Reads one state file with the incremental reader, its instances decoded on `jobs`
+/// threads, writing each instance's output to `sink` in file order as it comes (`sink` gets
+/// whole lines); its totals, or why the file could not be read.
 fn stream_file(
     path: &std::path::Path,
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
+    jobs: usize,
     sink: &mut dyn FnMut(&str),
 ) -> Result<Totals, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let name = json_string(&path.display().to_string());
     let mut totals = Totals::default();
-    let mut text = String::new();
-    let mut address = String::new();
     let start = Instant::now();
-    let result = StateReader::new(file).visit(set, options, |item, outcome| {
-        totals.count(&item, outcome);
-        text.clear();
+    // Each worker's lines, its totals and a scratch address.
+    type Acc = (String, Totals, String);
+    let fold = |(text, t, address): &mut Acc, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+        t.count(&item, outcome);
         match args.format {
-            OutputFormat::Text => text_lines(&mut text, &item, outcome, args.dump),
-            OutputFormat::Ndjson => ndjson_line(&mut text, &mut address, &name, &item, outcome),
+            OutputFormat::Text => text_lines(text, &item, outcome, args.dump),
+            OutputFormat::Ndjson => ndjson_line(text, address, &name, &item, outcome),
         }
-        sink(&text);
-    });
+    };
+    let result = if jobs <= 1 {
+        // One thread: the line buffers are reused.
+        let (mut text, mut address) = (String::new(), String::new());
+        StateReader::new(file).visit(set, options, |item, outcome| {
+            totals.count(&item, outcome);
+            text.clear();
+            match args.format {
+                OutputFormat::Text => text_lines(&mut text, &item, outcome, args.dump),
+                OutputFormat::Ndjson => ndjson_line(&mut text, &mut address, &name, &item, outcome),
+            }
+            sink(&text);
+        })
+    } else {
+        let init = || (String::new(), Totals::default(), String::new());
+        StateReader::new(file).visit_parallel(set, options, jobs, init, fold, |(text, t, _)| {
+            totals.add(&t);
+            sink(&text);
+        })
+    };
     totals.time = start.elapsed();
     result.map_err(|e| e.to_string())?;
     Ok(totals)
@@ -263,7 +297,7 @@ fn decode_file(
     args: &StateArgs,
 ) -> FileResult {
     let mut out = String::new();
-    match stream_file(path, set, options, args, &mut |text| out.push_str(text)) {
+    match stream_file(path, set, options, args, 1, &mut |text| out.push_str(text)) {
         Ok(totals) => Ok((out, totals)),
         Err(e) => Err((out, e)),
     }
@@ -354,13 +388,7 @@ fn json_string(s: &str) -> String {
 }
 
 fn push_json_string(out: &mut String, s: &str) {
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-    } else {
-        out.push_str(&serde_json::to_string(s).unwrap_or_default());
-    }
+    tfwire::dump::write_string(out, s);
 }
 
 fn push_opt_json_string(out: &mut String, s: Option<&str>) {

@@ -52,6 +52,9 @@ pub(super) struct Walk {
     pub(super) instance_index: u64,
     pub(super) version_seen: bool,
     pub(super) summary: Summary,
+    /// Decode each instance's attributes (else only check them: the outcome handed out is
+    /// a placeholder, for a caller that decodes elsewhere).
+    pub(super) decode: bool,
 }
 
 pub(super) fn empty_resource() -> Resource<'static> {
@@ -435,6 +438,13 @@ impl<'u> Unit<'u> {
                     };
                     end
                 }
+                "attributes" if !walk.decode => {
+                    let end = self.skip(v)?;
+                    let text = self.buf.get(v..end).unwrap_or_default();
+                    instance.attributes = Attributes::Json(attributes_text(text));
+                    outcome = Some(Outcome::NoSchema);
+                    end
+                }
                 "attributes" => {
                     let attrs = self.buf.get(v..).unwrap_or_default();
                     let got = self.set.decode_prefix(
@@ -469,6 +479,7 @@ impl<'u> Unit<'u> {
                 instance.attributes = Attributes::Flat;
                 Outcome::Legacy
             }
+            (None, false) if !walk.decode => Outcome::NoSchema,
             (None, false) => {
                 let item = InstanceRef {
                     resource,

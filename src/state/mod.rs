@@ -58,6 +58,7 @@
 //! assert_eq!(set.compiled(), 1); // one program for both instances
 //! ```
 
+mod batch;
 mod envelope;
 mod reader;
 mod schemas;

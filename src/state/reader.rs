@@ -120,15 +120,31 @@ impl<R: Read> StateReader<R> {
     /// [`SchemaSet::decode`] does) and handing it to `f` with its outcome, in file order.
     /// One arena serves every instance (reset after each).
     pub fn visit<F>(
+        self,
+        set: &SchemaSet,
+        options: &DecodeOptions,
+        f: F,
+    ) -> Result<Summary, StateError>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        self.walk(set, options, true, f)
+    }
+
+    /// Reads the whole state; with `decode` false each instance's attributes are only
+    /// checked, and `f` gets [`Outcome::NoSchema`] for them (`batch.rs` decodes them).
+    pub(super) fn walk<F>(
         mut self,
         set: &SchemaSet,
         options: &DecodeOptions,
+        decode: bool,
         mut f: F,
     ) -> Result<Summary, StateError>
     where
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
     {
         let mut walk = Walk {
+            decode,
             phase: Phase::Start,
             resource: empty_resource(),
             resource_index: 0,
