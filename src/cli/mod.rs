@@ -1,6 +1,7 @@
 //! Command-line definitions (clap) and the subcommands.
 
 mod bench;
+mod progress;
 mod skip_walk;
 mod state;
 

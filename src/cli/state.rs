@@ -9,6 +9,7 @@ use clap::Args;
 use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
+use super::progress::Progress;
 use super::Failure;
 
 /// The description `tfwire state --help` prints after the options.
@@ -21,9 +22,16 @@ Output (stdout): one line per instance, in file order:
 With --dump, the DUMP (canonical JSON) of each decoded value follows its ok line. With several
 state files, a line `# FILE` comes before each file's instances. Last, one summary line:
   instances=N ok=N errors=N no_schema=N bytes=N seconds=S
-bytes: the attribute JSON decoded; seconds: time spent parsing the state files and decoding,
-including each schema's compilation on first use (not reading files, loading schemas or
-printing). Legacy instances (only attributes_flat) count as no_schema.
+bytes: the attribute JSON decoded; seconds: time spent reading the state files, decoding and
+formatting their instances, including each schema's compilation on first use (not loading
+schemas). Legacy instances (only attributes_flat) count as no_schema. With --format ndjson
+the summary goes to stderr.
+
+State files are read incrementally (memory holds one instance, not the file) and each
+instance is printed as soon as it is decoded. With --jobs N, files under 16 MiB are decoded
+N at a time, and a larger file has its instances decoded on N threads; the output is the
+same, in the same order. A progress bar shows on stderr when stderr is a terminal and the
+input is large (64 MiB, or 1,000 files); never in a pipe.
 
 Schemas: an instance's candidates are the schemas of its type in every document's provider
 with the instance's provider address (a short name NAME means
@@ -32,7 +40,8 @@ registry.terraform.io/hashicorp/NAME), then in every other provider with the sam
 error found furthest into the attributes is printed.
 
 Exit status: 0 when no instance failed, 1 when one did, 2 on a usage or schema error or an
-unreadable or invalid state file (reported on stderr; the other files are still decoded).";
+unreadable or invalid state file (reported on stderr after the instances before the fault;
+the other files are still decoded).";
 
 /// A file at least this large has its instances decoded in parallel (smaller files are
 /// decoded in parallel with each other).
@@ -122,6 +131,8 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     let window = jobs * 2;
     let large =
         |path: &PathBuf| jobs <= 1 || std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_FILE);
+    let sizes = args.states.iter().filter_map(|p| std::fs::metadata(p).ok());
+    let progress = Progress::new(args.states.len(), sizes.map(|m| m.len()).sum());
     let mut next = 0;
     while let Some(path) = args.states.get(next) {
         if large(path) {
@@ -130,7 +141,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                 out.line(&format!("# {}", path.display()))?;
             }
             let mut failed = None;
-            let result = stream_file(path, &set, &options, &args, jobs, &mut |text| {
+            let result = stream_file(path, &set, &options, &args, jobs, &progress, &mut |text| {
                 if let Err(e) = out.text(text) {
                     failed.get_or_insert(e);
                 }
@@ -143,7 +154,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                 Err(msg) => {
                     bad_files += 1;
                     out.flush()?;
-                    eprintln!("tfwire: {}: {msg}", path.display());
+                    progress.suspend(|| eprintln!("tfwire: {}: {msg}", path.display()));
                 }
             }
             continue;
@@ -161,7 +172,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             use rayon::prelude::*;
             paths
                 .par_iter()
-                .map(|path| decode_file(path, &set, &options, &args))
+                .map(|path| decode_file(path, &set, &options, &args, &progress))
                 .collect()
         });
         for (path, result) in paths.iter().zip(results) {
@@ -173,7 +184,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                     bad_files += 1;
                     out.text(&text)?;
                     out.flush()?;
-                    eprintln!("tfwire: {}: {msg}", path.display());
+                    progress.suspend(|| eprintln!("tfwire: {}: {msg}", path.display()));
                 }
                 Ok((text, t)) => {
                     out.text(&text)?;
@@ -182,6 +193,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             }
         }
     }
+    progress.finish();
     let t = &totals;
     let summary = format!(
         "instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
@@ -250,9 +262,10 @@ fn stream_file(
     options: &DecodeOptions,
     args: &StateArgs,
     jobs: usize,
+    progress: &Progress,
     sink: &mut dyn FnMut(&str),
 ) -> Result<Totals, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let file = progress.reader(std::fs::File::open(path).map_err(|e| e.to_string())?);
     let name = json_string(&path.display().to_string());
     let mut totals = Totals::default();
     let start = Instant::now();
@@ -295,9 +308,12 @@ fn decode_file(
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
+    progress: &Progress,
 ) -> FileResult {
     let mut out = String::new();
-    match stream_file(path, set, options, args, 1, &mut |text| out.push_str(text)) {
+    match stream_file(path, set, options, args, 1, progress, &mut |text| {
+        out.push_str(text)
+    }) {
         Ok(totals) => Ok((out, totals)),
         Err(e) => Err((out, e)),
     }
