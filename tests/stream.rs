@@ -1,7 +1,9 @@
 //! The stream API (`tfwire::stream`): chunked input gives exactly the values a one-shot decode
 //! gives, in all three framings, for every conformance case (each case's value three times,
 //! with a bad value between them where the framing can step over one), read in chunks of
-//! seeded random sizes; and each framing's errors, with their value indices.
+//! seeded random sizes; and each framing's errors, with their value indices. The same through
+//! `tfwire decode --stream` fed by a chunked pipe, which prints each value once it is
+//! complete.
 
 #[path = "support/cases.rs"]
 mod cases;
@@ -271,4 +273,138 @@ fn a_reader_error_ends_the_stream() {
     assert!(matches!(err.kind(), StreamErrorKind::Io(_)));
     assert_eq!(err.to_string(), "value 0: read error: boom");
     assert!(stream.next_value().is_none());
+}
+
+/// `tfwire decode --stream` fed through a pipe by a writer that hands over random pieces:
+/// for every tenth conformance case, in all three framings, stdout has the one-shot DUMP of
+/// each good value and stderr the bad value's error with its index.
+#[test]
+fn cli_decode_stream_from_a_chunked_pipe_equals_one_shot_decodes() {
+    let shared = common::shared_dir("the shared conformance cases are not run");
+    let check = |dir: &Path, id: u64| -> Result<(), String> {
+        if id % 10 != 0 {
+            return Ok(());
+        }
+        let schema = dir.join(format!("{id}.schema.json"));
+        let source = SchemaSource::parse(&read_text(&schema)?).map_err(|e| e.to_string())?;
+        let program =
+            Program::from_source(&source, &SchemaSelector::default()).map_err(|e| e.to_string())?;
+        let msgpack = read_bytes(&dir.join(format!("{id}.msgpack")))?;
+        let json = read_bytes(&dir.join(format!("{id}.json")))
+            .ok()
+            .filter(|j| !j.contains(&b'\n'));
+        let bump = Bump::new();
+        let dump_of = |v: Result<tfwire::Value<'_>, tfwire::DecodeError>| {
+            v.map(|v| dump::to_string(&program, v))
+                .map_err(|e| e.to_string())
+        };
+        let mut runs = vec![
+            (
+                "concat",
+                framed(Framing::Concat, &[&msgpack, &msgpack]),
+                dump_of(program.decode_msgpack(&msgpack, &bump))?,
+                None,
+            ),
+            (
+                "length-prefixed",
+                framed(Framing::LengthPrefixed, &[&msgpack, &[0xc1], &msgpack]),
+                dump_of(program.decode_msgpack(&msgpack, &bump))?,
+                Some(program.decode_msgpack(&[0xc1], &bump).unwrap_err()),
+            ),
+        ];
+        if let Some(json) = &json {
+            runs.push((
+                "ndjson",
+                framed(Framing::Ndjson, &[json, b"[", json]),
+                dump_of(program.decode_json(json, &bump))?,
+                Some(program.decode_json(b"[", &bump).unwrap_err()),
+            ));
+        }
+        for (framing, input, want, bad) in runs {
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tfwire"))
+                .args(["decode", "--schema", schema.to_str().unwrap(), "--stream"])
+                .args(["--framing", framing, "-"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            let mut stdin = child.stdin.take().unwrap();
+            let writer = std::thread::spawn(move || {
+                use std::io::Write;
+                let mut rest = &input[..];
+                let mut state = id.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                while !rest.is_empty() {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let n = (1 + (state % 50) as usize).min(rest.len());
+                    stdin.write_all(&rest[..n]).unwrap();
+                    stdin.flush().unwrap();
+                    std::thread::yield_now();
+                    rest = &rest[n..];
+                }
+            });
+            let out = child.wait_with_output().map_err(|e| e.to_string())?;
+            writer.join().unwrap();
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            let want_out = format!("{want}\n{want}\n");
+            let want_err = match &bad {
+                None => String::new(),
+                Some(e) => format!(
+                    "value 1: error at {} (byte {}): {}\n1 of 3 values failed\n",
+                    e.display_path(),
+                    e.offset(),
+                    e.message()
+                ),
+            };
+            if stdout != want_out || stderr != want_err {
+                return Err(format!(
+                    "{framing}: stdout {stdout:?} stderr {stderr:?}, want {want_out:?} {want_err:?}"
+                ));
+            }
+            let code = if bad.is_some() { 1 } else { 0 };
+            if out.status.code() != Some(code) {
+                return Err(format!("{framing}: exit {:?}", out.status.code()));
+            }
+        }
+        Ok(())
+    };
+    let run = for_each_case(&case_dirs(shared.as_deref()), ".msgpack", check);
+    assert!(run >= 100);
+}
+
+/// Each value is printed as soon as it is complete: the next one is written only after its
+/// line has been read back.
+#[test]
+fn cli_decode_stream_prints_each_value_when_it_is_complete() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tfwire"))
+        .args([
+            "decode",
+            "--type",
+            r#"["object",{"n":"number"}]"#,
+            "--format",
+            "json",
+        ])
+        .args(["--stream", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for n in 0..5 {
+        // The value in two pieces, the line only after the second.
+        stdin.write_all(b"{\"n\":").unwrap();
+        stdin.flush().unwrap();
+        stdin.write_all(format!("{n}}}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line, format!("{{\"n\":{n}}}\n"));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }
