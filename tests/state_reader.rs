@@ -4,6 +4,8 @@
 //! Terraform's; memory bounded by the largest instance.
 
 mod common;
+#[path = "reference/mod.rs"]
+mod reference;
 
 use std::io::Read;
 
@@ -456,4 +458,29 @@ fn cli_large_file_jobs_agree() {
         assert_eq!(err1.lines().last(), err2.lines().last());
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `state_chunks` fuzz check over every corpus state (its seeds), with a few piece
+/// patterns, and over hand-made states that exercise its rules.
+#[test]
+fn the_fuzz_check_passes_on_its_seeds() {
+    let mut inputs: Vec<Vec<u8>> = vec![
+        br#"{"version":4,"resources":[{"mode":"managed","type":"null_resource","name":"a","provider":"provider.null","instances":[{"attributes":{"id":"x","l":["a"],"m":{"k":true},"d":{"value":1,"type":"number"},"b":[{"x":"y"}]}}]}]}"#.to_vec(),
+        br#"{"resources":[{"instances":[{"attributes":{"id":"x"}}],"mode":"data","name":"a","provider":"provider.null","type":"null_data_source"}],"version":4}"#.to_vec(),
+        br#"{"version":4,"resources":[],"resources":[]}"#.to_vec(),
+        br#"{"version":4,"resources":[{"mode":"managed","type":"null_resource","name":"a","provider":"provider.null","instances":[],"name":"b"}]}"#.to_vec(),
+    ];
+    if let Some(shared) = common::shared_dir("the corpus seeds of the state fuzz check") {
+        let mut states = Vec::new();
+        files(&shared.join("corpus").join("states"), &mut states);
+        states.sort();
+        inputs.extend(states.iter().map(|p| std::fs::read(p).unwrap()));
+    }
+    for text in &inputs {
+        for prefix in [[0u8, 0], [7, 200], [12, 3]] {
+            let mut data = prefix.to_vec();
+            data.extend_from_slice(text);
+            reference::state::state_chunks(&data);
+        }
+    }
 }

@@ -51,6 +51,8 @@ pub(super) struct Walk {
     pub(super) resource_index: u64,
     pub(super) instance_index: u64,
     pub(super) version_seen: bool,
+    /// `resources` has been read (a second one is an error).
+    pub(super) resources_seen: bool,
     pub(super) summary: Summary,
     /// Decode each instance's attributes (else only check them: the outcome handed out is
     /// a placeholder, for a caller that decodes elsewhere).
@@ -226,8 +228,12 @@ impl<'u> Unit<'u> {
                 walk.summary.terraform_version = s.map(str::to_string);
                 Ok(end)
             }
+            "resources" if walk.resources_seen => Err(Stop::Fail(StateError(
+                "state: \"resources\" repeated (its instances have been handed out)".into(),
+            ))),
             "resources" => match self.buf.get(v) {
                 Some(b'[') => {
+                    walk.resources_seen = true;
                     walk.phase = Phase::Resources { first: true };
                     Ok(v + 1)
                 }

@@ -16,8 +16,9 @@
 //! resource lists `instances` before those keys (`jq -S` sorts them so), the whole resource
 //! becomes the unit: memory is then bounded by the largest resource. A `version` that comes
 //! after `resources` is checked when it comes (the instances before it have been handed out).
-//! A resource key other than `instances` repeated after them is an error (the instances were
-//! decoded with the first).
+//! A resource key other than `instances` repeated after them, and a second `resources`, are
+//! errors (the instances have been decoded and handed out); other repeated keys: the last
+//! wins, as in [`StateFile::parse`](super::StateFile::parse).
 
 use std::io::{self, Read};
 
@@ -150,6 +151,7 @@ impl<R: Read> StateReader<R> {
             resource_index: 0,
             instance_index: 0,
             version_seen: false,
+            resources_seen: false,
             summary: Summary::default(),
         };
         let mut bump = Bump::new();

@@ -8,7 +8,8 @@
 //!   encoding the decoders accept (int widths, str/bin, key order, escapes, coercions, …);
 //! - [`gen`]: a byte-driven generator of types and values (fuzzer bytes or an xorshift PRNG);
 //! - [`num`]: the decimal grammar and exact comparison of numbers;
-//! - [`check`]: the checks of each fuzz target, shared with `tests/regressions.rs`.
+//! - [`check`]: the checks of each fuzz target, shared with `tests/regressions.rs`;
+//! - [`state`]: the state reader's check (`state_chunks`).
 //!
 //! Included with `#[path = "reference/mod.rs"] mod reference;` (from `tests/`) or
 //! `#[path = "../../tests/reference/mod.rs"]` (from `fuzz/fuzz_targets/`).
@@ -20,6 +21,7 @@ pub mod gen;
 pub mod json;
 pub mod mp;
 pub mod num;
+pub mod state;
 
 use tfwire::{ErrorKind, Limits, Number, Program, Type, Value};
 

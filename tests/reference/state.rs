@@ -1,0 +1,106 @@
+//! The state reader's fuzz check (`state_chunks`): any bytes, read as a state file by
+//! `StateReader` in one piece and in pieces the input picks, give the same instances,
+//! outcomes and values, or the same error; and, where `StateFile::parse` reads the file,
+//! what it gives (the reader's documented extra errors aside: a key repeated after a
+//! resource's `instances`, a second `resources`).
+
+use std::io::Read;
+
+use tfwire::state::{Outcome, ReaderOptions, SchemaSet, StateFile, StateReader};
+use tfwire::{dump, DecodeOptions};
+
+/// The schema every fuzzed state is read with: the types that recurse and the dynamic one.
+const SCHEMAS: &str = r#"{"format_version":"1.0","provider_schemas":{
+ "registry.terraform.io/hashicorp/null":{"resource_schemas":{"null_resource":{"version":0,"block":{
+  "attributes":{"id":{"type":"string"},"n":{"type":"number","optional":true},
+   "l":{"type":["list","string"],"optional":true},"m":{"type":["map","bool"],"optional":true},
+   "d":{"type":"dynamic","optional":true}},
+  "block_types":{"b":{"nesting_mode":"list","block":{"attributes":{"x":{"type":"string","optional":true}}}}}}}},
+  "data_source_schemas":{"null_data_source":{"version":0,"block":{"attributes":{"id":{"type":"string"}}}}}}}}"#;
+
+/// Hands out bytes in pieces whose sizes cycle through `sizes`.
+struct Pieces<'a> {
+    data: &'a [u8],
+    sizes: Vec<usize>,
+    next: usize,
+}
+
+impl Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let size = self.sizes.get(self.next % self.sizes.len().max(1)).copied();
+        self.next = self.next.wrapping_add(1);
+        let n = size.unwrap_or(1).max(1).min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+fn line(item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> String {
+    let result = match outcome {
+        Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v)),
+        Outcome::Error(e, _) => format!("error {e}"),
+        Outcome::NoSchema => "no schema".into(),
+        Outcome::Legacy => "legacy".into(),
+    };
+    let attrs = item.instance.attributes.json();
+    format!(
+        "{} v{} {attrs:?} {result}",
+        item.address(),
+        item.instance.schema_version
+    )
+}
+
+fn read(set: &SchemaSet, input: impl Read, read_size: usize) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
+    let options = ReaderOptions {
+        read_size,
+        max_unit_bytes: 1 << 20,
+    };
+    StateReader::with_options(input, options)
+        .visit(set, &DecodeOptions::default(), |item, o| {
+            lines.push(line(item, o))
+        })
+        .map(|_| lines)
+        .map_err(|e| e.to_string())
+}
+
+/// The check: `data[0..2]` pick the pieces, the rest is the state.
+pub fn state_chunks(data: &[u8]) {
+    let Some((&[a, b], text)) = data.split_first_chunk::<2>() else {
+        return;
+    };
+    let mut set = SchemaSet::new();
+    set.add_json(SCHEMAS).expect("the fuzz schema loads");
+    let one_shot = read(&set, text, 1 << 16);
+    let sizes = vec![
+        1 + a as usize % 13,
+        1 + b as usize,
+        1 + (a ^ b) as usize % 5,
+    ];
+    let pieces = Pieces {
+        data: text,
+        sizes,
+        next: 0,
+    };
+    let chunked = read(&set, pieces, 1 + b as usize % 64);
+    assert_eq!(chunked, one_shot, "chunked read differs");
+    // Where serde_json's envelope parse reads the file, the reader agrees.
+    let Ok(s) = std::str::from_utf8(text) else {
+        return;
+    };
+    let Ok(state) = StateFile::parse(s) else {
+        return;
+    };
+    let mut want = Vec::new();
+    set.visit(&state, &DecodeOptions::default(), |item, o| {
+        want.push(line(item, o))
+    });
+    match &one_shot {
+        Ok(got) => assert_eq!(got, &want, "the reader differs from StateFile::parse"),
+        Err(e) => assert!(
+            e.contains("repeated") || e.contains("max_unit_bytes"),
+            "the reader failed where StateFile::parse did not: {e}"
+        ),
+    }
+}
