@@ -92,6 +92,11 @@ pub fn state_chunks(data: &[u8]) {
     let Ok(state) = StateFile::parse(s) else {
         return;
     };
+    // A repeated key: StateFile::parse keeps the last, the reader may have acted on the first
+    // (documented).
+    if has_repeated_keys(s) {
+        return;
+    }
     let mut want = Vec::new();
     set.visit(&state, &DecodeOptions::default(), |item, o| {
         want.push(line(item, o))
@@ -99,8 +104,61 @@ pub fn state_chunks(data: &[u8]) {
     match &one_shot {
         Ok(got) => assert_eq!(got, &want, "the reader differs from StateFile::parse"),
         Err(e) => assert!(
-            e.contains("repeated") || e.contains("max_unit_bytes"),
+            e.contains("max_unit_bytes"),
             "the reader failed where StateFile::parse did not: {e}"
         ),
     }
+}
+
+/// Whether any JSON object in `text` (valid JSON) has a key twice.
+fn has_repeated_keys(text: &str) -> bool {
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    struct Repeated(bool);
+    impl<'de> Deserialize<'de> for Repeated {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Repeated;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("JSON")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Repeated, A::Error> {
+                    let mut keys = std::collections::HashSet::new();
+                    let mut repeated = false;
+                    while let Some(k) = map.next_key::<String>()? {
+                        repeated |= !keys.insert(k);
+                        repeated |= map.next_value::<Repeated>()?.0;
+                    }
+                    Ok(Repeated(repeated))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Repeated, A::Error> {
+                    let mut repeated = false;
+                    while let Some(r) = seq.next_element::<Repeated>()? {
+                        repeated |= r.0;
+                    }
+                    Ok(Repeated(repeated))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Repeated, E> {
+                    Ok(Repeated(false))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Repeated, E> {
+                    Ok(Repeated(false))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Repeated, E> {
+                    Ok(Repeated(false))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Repeated, E> {
+                    Ok(Repeated(false))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Repeated, E> {
+                    Ok(Repeated(false))
+                }
+                fn visit_unit<E>(self) -> Result<Repeated, E> {
+                    Ok(Repeated(false))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+    serde_json::from_str::<Repeated>(text).is_ok_and(|r| r.0)
 }
