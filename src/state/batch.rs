@@ -1,11 +1,18 @@
 //! [`StateReader::visit_parallel`]: one state's instances decoded on several threads. The
 //! reader walks the state on the calling thread, checking each instance's attributes
 //! without decoding them, and copies instances into batches of a few MiB; each batch is
-//! split among `jobs` scoped threads (one arena each), and what they return is handed to
-//! the caller's sink in file order. Memory: one batch and its results, not the file.
+//! split into one run per worker, `jobs` scoped threads fold the runs (one arena per run)
+//! while the walk fills the next batch, and the accumulators are handed to the caller's
+//! sink in file order. Memory: at most two batches in flight and their results, not the
+//! file.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::ops::Range;
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
 
 use bumpalo::Bump;
 
@@ -73,56 +80,88 @@ impl Batch {
         self.bytes.len() >= BATCH_BYTES || self.items.len() >= BATCH_INSTANCES
     }
 
-    /// Decodes the batch on `jobs` threads, each folding its run of instances into an
-    /// accumulator, hands the accumulators to `sink` in order and empties the batch.
-    fn run<A, I, F, S>(&mut self, ctx: &Context<'_, I, F>, sink: &mut S)
+    /// Folds `items` (a run of this batch) into one accumulator, one arena for the run.
+    fn fold<A, I, F>(&self, ctx: &Context<'_, I, F>, items: Range<usize>) -> A
     where
-        A: Send,
-        I: Fn() -> A + Sync,
-        F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>) + Sync,
-        S: FnMut(A),
+        I: Fn() -> A,
+        F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>),
     {
-        let per = self.items.len().div_ceil(ctx.jobs.max(1)).max(1);
-        let batch = &*self;
-        let decode = |items: &[(usize, Instance<'static>, Option<Range<usize>>)]| {
-            let mut bump = Bump::new();
-            let mut acc = (ctx.init)();
-            for (resource, instance, range) in items {
-                let Some(resource) = batch.resources.get(*resource) else {
-                    continue;
-                };
-                let mut instance = instance.clone();
-                if let Some(range) = range {
-                    instance.attributes =
-                        Attributes::Json(batch.bytes.get(range.clone()).unwrap_or_default());
+        let mut bump = Bump::new();
+        let mut acc = (ctx.init)();
+        for (resource, instance, range) in self.items.get(items).unwrap_or_default() {
+            let Some(resource) = self.resources.get(*resource) else {
+                continue;
+            };
+            let mut instance = instance.clone();
+            if let Some(range) = range {
+                instance.attributes =
+                    Attributes::Json(self.bytes.get(range.clone()).unwrap_or_default());
+            }
+            let item = InstanceRef {
+                resource,
+                instance: &instance,
+            };
+            let outcome = ctx.set.decode(item, &bump, ctx.options);
+            (ctx.fold)(&mut acc, item, &outcome);
+            drop(outcome);
+            bump.reset();
+        }
+        acc
+    }
+}
+
+/// A run of a batch for a worker: its sequence number (file order), the batch, the run.
+type Job = (u64, Arc<Batch>, Range<usize>);
+
+/// The results of the runs sent to the workers, handed to the sink in sequence order.
+struct InOrder<A> {
+    /// Runs sent, and the next one the sink is owed.
+    sent: u64,
+    next: u64,
+    early: BTreeMap<u64, A>,
+}
+
+impl<A> InOrder<A> {
+    /// Splits `batch` into one run per worker and sends them.
+    fn send(&mut self, batch: Batch, jobs: usize, work: &Sender<Job>) {
+        let n = batch.items.len();
+        if n == 0 {
+            return;
+        }
+        let per = n.div_ceil(jobs.max(1)).max(1);
+        let batch = Arc::new(batch);
+        for start in (0..n).step_by(per) {
+            let job = (self.sent, Arc::clone(&batch), start..(start + per).min(n));
+            self.sent += 1;
+            // (The workers outlive the walk: a send fails only if they all panicked, and
+            // then `receive` passes the panic on.)
+            let _ = work.send(job);
+        }
+    }
+
+    /// Receives results until at most `in_flight` runs are outstanding (all of them with
+    /// 0), handing those in order to `sink`.
+    fn receive<S: FnMut(A)>(
+        &mut self,
+        done: &Receiver<(u64, thread::Result<A>)>,
+        in_flight: u64,
+        sink: &mut S,
+    ) {
+        while self.sent - self.next > in_flight {
+            let Ok((seq, result)) = done.recv() else {
+                return;
+            };
+            match result {
+                Ok(acc) => {
+                    self.early.insert(seq, acc);
                 }
-                let item = InstanceRef {
-                    resource,
-                    instance: &instance,
-                };
-                let outcome = ctx.set.decode(item, &bump, ctx.options);
-                (ctx.fold)(&mut acc, item, &outcome);
-                drop(outcome);
-                bump.reset();
+                Err(panic) => std::panic::resume_unwind(panic),
             }
-            acc
-        };
-        let results: Vec<A> = std::thread::scope(|scope| {
-            let mut chunks = batch.items.chunks(per);
-            // The first chunk on this thread, the others on their own.
-            let first = chunks.next().unwrap_or_default();
-            let handles: Vec<_> = chunks.map(|c| scope.spawn(move || decode(c))).collect();
-            let mut results = vec![decode(first)];
-            for h in handles {
-                // A worker panics only if `fold` does: pass the panic on.
-                results.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            while let Some(acc) = self.early.remove(&self.next) {
+                sink(acc);
+                self.next += 1;
             }
-            results
-        });
-        results.into_iter().for_each(&mut *sink);
-        self.resources.clear();
-        self.items.clear();
-        self.bytes.clear();
+        }
     }
 }
 
@@ -130,7 +169,6 @@ impl Batch {
 struct Context<'c, I, F> {
     set: &'c SchemaSet,
     options: &'c DecodeOptions,
-    jobs: usize,
     init: I,
     fold: F,
 }
@@ -190,18 +228,50 @@ impl<R: Read> StateReader<R> {
         let ctx = Context {
             set,
             options,
-            jobs,
             init,
             fold,
         };
-        let mut batch = Batch::default();
-        let result = self.walk(set, options, false, |item, _| {
-            batch.push(item);
-            if batch.full() {
-                batch.run(&ctx, &mut sink);
+        // The walk (this thread) fills batches while `jobs` workers fold the runs of the
+        // batches before; at most two batches are in flight.
+        let (work, runs) = mpsc::channel::<Job>();
+        let runs = Mutex::new(runs);
+        let (done_tx, done) = mpsc::channel();
+        thread::scope(|scope| {
+            for _ in 0..jobs {
+                let (runs, done_tx, ctx) = (&runs, done_tx.clone(), &ctx);
+                scope.spawn(move || loop {
+                    let job = match runs.lock() {
+                        Ok(runs) => runs.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, batch, items)) = job else {
+                        return;
+                    };
+                    let acc = std::panic::catch_unwind(AssertUnwindSafe(|| batch.fold(ctx, items)));
+                    if done_tx.send((seq, acc)).is_err() {
+                        return;
+                    }
+                });
             }
-        });
-        batch.run(&ctx, &mut sink);
-        result
+            drop(done_tx);
+            let mut order = InOrder {
+                sent: 0,
+                next: 0,
+                early: BTreeMap::new(),
+            };
+            let in_flight = 2 * jobs as u64;
+            let mut batch = Batch::default();
+            let result = self.walk(set, options, false, |item, _| {
+                batch.push(item);
+                if batch.full() {
+                    order.send(std::mem::take(&mut batch), jobs, &work);
+                    order.receive(&done, in_flight, &mut sink);
+                }
+            });
+            order.send(batch, jobs, &work);
+            drop(work);
+            order.receive(&done, 0, &mut sink);
+            result
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! The state reader's fuzz check (`state_chunks`): any bytes, read as a state file by
-//! `StateReader` in one piece and in pieces the input picks, give the same instances,
-//! outcomes and values, or the same error; and, where `StateFile::parse` reads the file,
+//! `StateReader` in one piece, in pieces the input picks and on two threads
+//! (`visit_parallel`), give the same instances, outcomes and values, or the same error;
+//! and, where `StateFile::parse` reads the file,
 //! what it gives (the reader's documented extra errors aside: a key repeated after a
 //! resource's `instances`, a second `resources`).
 
@@ -85,6 +86,34 @@ pub fn state_chunks(data: &[u8]) {
     };
     let chunked = read(&set, pieces, 1 + b as usize % 64);
     assert_eq!(chunked, one_shot, "chunked read differs");
+    // The batch API on two threads: the same instances in the same order (those before an
+    // error too), and the same error.
+    let mut lines = Vec::new();
+    let parallel = StateReader::new(text)
+        .visit_parallel(
+            &set,
+            &DecodeOptions::default(),
+            2,
+            Vec::new,
+            |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+            |acc| lines.extend(acc),
+        )
+        .map(|_| lines.clone())
+        .map_err(|e| e.to_string());
+    match (&parallel, &one_shot) {
+        (Err(e), Err(want)) => {
+            assert_eq!(e, want, "visit_parallel's error differs");
+            let mut before = Vec::new();
+            let _ = StateReader::new(text).visit(&set, &DecodeOptions::default(), |item, o| {
+                before.push(line(item, o))
+            });
+            assert_eq!(
+                lines, before,
+                "visit_parallel's instances before the error differ"
+            );
+        }
+        _ => assert_eq!(parallel, one_shot, "visit_parallel differs"),
+    }
     // Where serde_json's envelope parse reads the file, the reader agrees.
     let Ok(s) = std::str::from_utf8(text) else {
         return;
