@@ -237,9 +237,10 @@ impl<R: Read> StateReader<R> {
         let runs = Mutex::new(runs);
         let (done_tx, done) = mpsc::channel();
         thread::scope(|scope| {
+            let mut workers = Vec::with_capacity(jobs);
             for _ in 0..jobs {
                 let (runs, done_tx, ctx) = (&runs, done_tx.clone(), &ctx);
-                scope.spawn(move || loop {
+                workers.push(scope.spawn(move || loop {
                     let job = match runs.lock() {
                         Ok(runs) => runs.recv(),
                         Err(_) => return,
@@ -251,7 +252,7 @@ impl<R: Read> StateReader<R> {
                     if done_tx.send((seq, acc)).is_err() {
                         return;
                     }
-                });
+                }));
             }
             drop(done_tx);
             let mut order = InOrder {
@@ -271,6 +272,12 @@ impl<R: Read> StateReader<R> {
             order.send(batch, jobs, &work);
             drop(work);
             order.receive(&done, 0, &mut sink);
+            // Joined here, not only at the scope's end: a join waits for the threads to
+            // exit, their thread-locals (the channels' wait contexts) freed.
+            for worker in workers {
+                // (A worker's panic came through its run's result.)
+                let _ = worker.join();
+            }
             result
         })
     }
