@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use tfwire::schema::ProviderSchemas;
 use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
@@ -46,6 +47,10 @@ the other files are still decoded).";
 /// A file at least this large has its instances decoded in parallel (smaller files are
 /// decoded in parallel with each other).
 const LARGE_FILE: u64 = 16 << 20;
+/// Small files are decoded in parallel in windows of at most this many files…
+const WINDOW_FILES: usize = 256;
+/// …and this many bytes.
+const WINDOW_BYTES: u64 = 64 << 20;
 
 /// `tfwire state` arguments (the description is in [`HELP`]).
 #[derive(Args, Debug)]
@@ -101,18 +106,6 @@ struct Totals {
 /// Runs `tfwire state`.
 pub fn run(args: StateArgs) -> Result<(), Failure> {
     let mut set = SchemaSet::new();
-    for path in &args.schemas {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-        set.add_json(&text)
-            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    }
-    let options = DecodeOptions {
-        skip_unknown_attributes: args.skip_unknown_attrs,
-        missing_attributes_null: args.missing_attrs_null,
-        check_item_counts: args.check_item_counts,
-        ..DecodeOptions::default()
-    };
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -121,6 +114,28 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         .num_threads(jobs)
         .build()
         .map_err(|e| Failure::Usage(format!("--jobs: {e}")))?;
+    // The documents are parsed in parallel (they can be tens of MB), then added in order.
+    let docs: Vec<_> = pool.install(|| {
+        use rayon::prelude::*;
+        args.schemas
+            .par_iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+                ProviderSchemas::parse(&text)
+                    .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+            })
+            .collect()
+    });
+    for doc in docs {
+        set.add(doc?);
+    }
+    let options = DecodeOptions {
+        skip_unknown_attributes: args.skip_unknown_attrs,
+        missing_attributes_null: args.missing_attrs_null,
+        check_item_counts: args.check_item_counts,
+        ..DecodeOptions::default()
+    };
     let mut out = Output::new();
     let mut totals = Totals::default();
     let mut bad_files = 0;
@@ -128,14 +143,16 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     // Small files in windows of a few per worker, decoded in parallel and printed in order;
     // a large file (or every file, with one job) streamed, its instances decoded on every
     // worker and printed as they come.
-    let window = jobs * 2;
-    let large =
-        |path: &PathBuf| jobs <= 1 || std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_FILE);
-    let sizes = args.states.iter().filter_map(|p| std::fs::metadata(p).ok());
-    let progress = Progress::new(args.states.len(), sizes.map(|m| m.len()).sum());
+    let sizes: Vec<u64> = args
+        .states
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .collect();
+    let large = |i: usize| jobs <= 1 || sizes.get(i).is_some_and(|&n| n >= LARGE_FILE);
+    let progress = Progress::new(args.states.len(), sizes.iter().sum());
     let mut next = 0;
     while let Some(path) = args.states.get(next) {
-        if large(path) {
+        if large(next) {
             next += 1;
             if several && args.format == OutputFormat::Text {
                 out.line(&format!("# {}", path.display()))?;
@@ -159,12 +176,15 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             }
             continue;
         }
-        let start = next;
-        while args
-            .states
-            .get(next)
-            .is_some_and(|p| next - start < window && !large(p))
+        // A window: up to WINDOW_FILES small files or WINDOW_BYTES of them (their output
+        // is held until the window is printed).
+        let (start, mut bytes) = (next, 0);
+        while next < args.states.len()
+            && next - start < WINDOW_FILES
+            && bytes < WINDOW_BYTES
+            && !large(next)
         {
+            bytes += sizes.get(next).copied().unwrap_or(0);
             next += 1;
         }
         let paths = args.states.get(start..next).unwrap_or_default();

@@ -28,10 +28,14 @@ use super::envelope::{empty_resource, Phase, Stop, Unit, Walk};
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
 use crate::program::DecodeOptions;
 
+/// The buffer's first size (it doubles up to [`ReaderOptions::read_size`]).
+const FIRST_BUFFER: usize = 64 << 10;
+
 /// Options of a [`StateReader`].
 #[derive(Clone, Debug)]
 pub struct ReaderOptions {
-    /// Bytes asked of the input at a time, and the buffer's first size (default 1 MiB).
+    /// Bytes asked of the input at a time at most (default 1 MiB; the buffer starts at
+    /// 64 KiB and doubles up to this).
     pub read_size: usize,
     /// The most bytes one unit may span (default 256 MiB): an instance object; a whole
     /// resource when it lists `instances` before its other keys; a top-level value other
@@ -201,7 +205,10 @@ impl<R: Read> StateReader<R> {
         }
         let read_size = self.options.read_size.max(1);
         if self.buf.len() < read_size {
-            self.buf.resize(read_size, 0);
+            // From 64 KiB, doubling at each read up to `read_size`: a small file does not
+            // pay for a large buffer (zero-filled, page by page).
+            let len = (self.buf.len() * 2).clamp(FIRST_BUFFER.min(read_size), read_size);
+            self.buf.resize(len.max(unit + 1), 0);
         } else if unit == self.buf.len() {
             let len = (unit * 2).min(max.saturating_add(read_size));
             self.buf.resize(len, 0);
