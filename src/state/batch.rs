@@ -3,8 +3,8 @@
 //! without decoding them, and copies instances into batches of a few MiB; each batch is
 //! split into one run per worker, `jobs` scoped threads fold the runs (one arena per run)
 //! while the walk fills the next batch, and the accumulators are handed to the caller's
-//! sink in file order. Memory: at most two batches in flight and their results, not the
-//! file.
+//! sink in file order. Memory: the batch being filled, one with the workers and their
+//! results, not the file.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -232,7 +232,7 @@ impl<R: Read> StateReader<R> {
             fold,
         };
         // The walk (this thread) fills batches while `jobs` workers fold the runs of the
-        // batches before; at most two batches are in flight.
+        // batches before; one batch is with the workers while the walk fills the next.
         let (work, runs) = mpsc::channel::<Job>();
         let runs = Mutex::new(runs);
         let (done_tx, done) = mpsc::channel();
@@ -260,7 +260,7 @@ impl<R: Read> StateReader<R> {
                 next: 0,
                 early: BTreeMap::new(),
             };
-            let in_flight = 2 * jobs as u64;
+            let in_flight = jobs as u64;
             let mut batch = Batch::default();
             let result = self.walk(set, options, false, |item, _| {
                 batch.push(item);
