@@ -943,6 +943,24 @@ fn object_keys() {
             ".b",
             "duplicate attribute \"b\"",
         ),
+        // Keys left out in order (a gap), then a repeated key, in order or not, and
+        // indented keys.
+        (
+            OBJ,
+            r#"{"b":[],"b":[]}"#,
+            ErrorKind::DuplicateKey,
+            8,
+            ".b",
+            "duplicate attribute \"b\"",
+        ),
+        (
+            OBJ,
+            r#"{ "b" : [] , "a" : 1 , "b": [] }"#,
+            ErrorKind::DuplicateKey,
+            23,
+            ".b",
+            "duplicate attribute \"b\"",
+        ),
         (
             OBJ,
             r#"{"with space":{},"with\u0020space":{}}"#,
@@ -1259,5 +1277,30 @@ fn limit_errors() {
         39,
         "[1]",
         "more than max_dynamic_types (1) distinct dynamic types",
+    );
+}
+
+/// Not errors: keys the input leaves out in order (a schema newer than the value), keys out
+/// of order after such a gap, and indented keys (`"key" : value`) decode to the same value.
+#[test]
+fn gaps_out_of_order_and_indented_keys_decode() {
+    let program = tfwire::Program::from_type_json(OBJ).unwrap();
+    let bump = Bump::new();
+    let dump = |input: &str| {
+        let v = program.decode_json(input.as_bytes(), &bump).unwrap();
+        tfwire::dump::to_string(&program, v)
+    };
+    let want = r#"{"a":1,"b":["x"],"with space":null}"#;
+    for input in [
+        r#"{"a":1,"b":["x"]}"#,
+        r#"{"b":["x"],"a":1}"#,
+        "{\n  \"a\" : 1,\n  \"b\":\t[\"x\"]\n}",
+        r#"{"b":["x"],"with space":null,"a":1}"#,
+    ] {
+        assert_eq!(dump(input), want, "{input}");
+    }
+    assert_eq!(
+        dump(r#"{"with space":{"k":"v"}}"#),
+        r#"{"a":null,"b":null,"with space":{"k":"v"}}"#
     );
 }

@@ -313,13 +313,6 @@ impl<'a> Seen<'a> {
         }
     }
 
-    /// Marks attribute `j` not seen.
-    pub(super) fn remove(&mut self, j: usize) {
-        if let Some(word) = self.0.get_mut(j / 64) {
-            *word &= !bit_of(j as u32);
-        }
-    }
-
     /// The first attribute of `n` not seen.
     pub(super) fn first_missing(&self, n: usize) -> Option<usize> {
         (0..n).find(|&j| self.0.get(j / 64).is_none_or(|w| w & bit_of(j as u32) == 0))

@@ -395,7 +395,9 @@ impl<'a> Decoder<'a> {
         // `i`, compared quoted (then its colon, whitespace allowed before it), and goes to
         // slot `i`.
         // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
-        let mut gaps: BumpVec<'a, u32> = BumpVec::new_in(self.bump);
+        // Set once an object leaves attributes out (or, below, goes out of order): the
+        // attributes present.
+        let mut seen: Option<Seen<'a>> = None;
         if !self.c.check_key_lengths {
             while more {
                 let i = out.written();
@@ -411,11 +413,8 @@ impl<'a> Decoder<'a> {
                         None => break,
                     },
                 };
-                // Attributes `i..j` are missing from the input: null (noted, in case their
-                // keys come later, out of order).
-                while out.written() < j {
-                    gaps.push(out.written() as u32);
-                    out.push(Value::Null);
+                if j > i || seen.is_some() {
+                    skip_to(self.bump, table.entries.len(), &mut out, &mut seen, j);
                 }
                 // `keys <= i <= j < entries.len()`, a `u32`: cannot wrap.
                 keys = keys.wrapping_add(1);
@@ -431,15 +430,8 @@ impl<'a> Decoder<'a> {
         }
         // Any other key, and every key after it: read in full and looked up; after the first
         // key out of order, every slot is filled with null and a bitmap marks those set.
-        let mut seen: Option<Seen<'a>> = None;
-        if more && !gaps.is_empty() {
-            // The attributes written so far, less the gaps, are seen.
-            let mut s = Seen::new(self.bump, table.entries.len(), out.written());
-            for &g in &gaps {
-                s.remove(g as usize);
-            }
+        if more && seen.is_some() {
             out.fill_rest(Value::Null);
-            seen = Some(s);
         }
         while more {
             // A key count fits a `u32`, as a MessagePack map's does.
@@ -515,6 +507,25 @@ fn later_key<'t>(
         .take(LOOKAHEAD)
         .enumerate()
         .find_map(|(k, e)| Some((start.wrapping_add(k), e, e.match_json(buf, at)?)))
+}
+
+/// Attribute `j` comes next in order, after attributes the input left out (from the first
+/// not written): those are null, and `seen` (made at the first gap) marks the attributes
+/// present, in case a key comes out of order later. (Out of line: it keeps the recursive
+/// `object`'s frame small.)
+#[inline(never)]
+fn skip_to<'a>(
+    bump: &'a Bump,
+    n: usize,
+    out: &mut Slots<'a, Value<'a>>,
+    seen: &mut Option<Seen<'a>>,
+    j: usize,
+) {
+    let seen = seen.get_or_insert_with(|| Seen::new(bump, n, out.written()));
+    while out.written() < j {
+        out.push(Value::Null);
+    }
+    seen.insert(j);
 }
 
 /// The element count limit (before an element at `at`).
