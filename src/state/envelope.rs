@@ -57,6 +57,40 @@ pub(super) struct Walk {
     /// Decode each instance's attributes (else only check them: the outcome handed out is
     /// a placeholder, for a caller that decodes elsewhere).
     pub(super) decode: bool,
+    /// The addresses of the provider references seen so far.
+    pub(super) providers: ProviderCache,
+}
+
+/// Provider references (`provider["registry.terraform.io/hashicorp/aws"]`) with their
+/// addresses: a state names a handful of providers in thousands of resources.
+#[derive(Default)]
+pub(super) struct ProviderCache(Vec<(String, String)>);
+
+impl ProviderCache {
+    /// At most this many references are kept (then the oldest gives way).
+    const CAPACITY: usize = 32;
+
+    /// Sets `resource`'s provider reference and address to `reference`'s.
+    fn set(&mut self, resource: &mut Resource<'static>, reference: &str) -> Result<(), StateError> {
+        if resource.provider == reference && !resource.provider_address.is_empty() {
+            return Ok(());
+        }
+        let address = match self.0.iter().find(|(r, _)| r == reference) {
+            Some((_, address)) => address.clone(),
+            None => {
+                let address = provider_address(reference)?;
+                if self.0.len() == Self::CAPACITY {
+                    self.0.remove(0);
+                }
+                self.0.push((reference.to_string(), address.clone()));
+                address
+            }
+        };
+        resource.provider_address = address;
+        resource.provider.clear();
+        resource.provider.push_str(reference);
+        Ok(())
+    }
 }
 
 pub(super) fn empty_resource() -> Resource<'static> {
@@ -274,7 +308,7 @@ impl<'u> Unit<'u> {
                 return Err(self.eof(at));
             };
             let Some(at) = self.separator(at, c, first, b'}')? else {
-                self.build_resource(keys, ctx, &mut walk.resource)?;
+                self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
                 if let Some(list) = instances_at {
                     self.instances_in_place(list, walk, bump, f)?;
                 }
@@ -300,7 +334,7 @@ impl<'u> Unit<'u> {
                         return Err(Stop::Fail(err(ctx, msg)));
                     }
                     if keys.complete() && instances_at.is_none() {
-                        self.build_resource(keys, ctx, &mut walk.resource)?;
+                        self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
                         walk.phase = Phase::Instances { first: true };
                         return Ok(v + 1);
                     }
@@ -352,6 +386,7 @@ impl<'u> Unit<'u> {
         keys: ResourceKeys<'u>,
         ctx: Ctx,
         resource: &mut Resource<'static>,
+        providers: &mut ProviderCache,
     ) -> Result<(), Stop> {
         let need = |v: Option<&'u str>, key: &'static str| {
             v.ok_or_else(|| Stop::Fail(err(ctx, format_args!("missing {key}"))))
@@ -373,12 +408,9 @@ impl<'u> Unit<'u> {
         set(&mut resource.type_name, need(keys.type_name, "type")?);
         set(&mut resource.name, need(keys.name, "name")?);
         let provider = need(keys.provider, "provider")?;
-        // Resources of one provider follow each other: its address is kept.
-        if resource.provider != provider || resource.provider_address.is_empty() {
-            resource.provider_address =
-                provider_address(provider).map_err(|e| Stop::Fail(err(ctx, e)))?;
-            set(&mut resource.provider, provider);
-        }
+        providers
+            .set(resource, provider)
+            .map_err(|e| Stop::Fail(err(ctx, e)))?;
         resource.module = keys.module.filter(|m| !m.is_empty()).map(str::to_string);
         Ok(())
     }

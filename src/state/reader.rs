@@ -157,6 +157,7 @@ impl<R: Read> StateReader<R> {
             version_seen: false,
             resources_seen: false,
             summary: Summary::default(),
+            providers: Default::default(),
         };
         let mut bump = Bump::new();
         let mut scratch = Bump::new();
