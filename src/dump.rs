@@ -228,7 +228,9 @@ fn word_has_special(word: u64) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    (below(word, 0x20) | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))))
+    (below(word, 0x20)
+        | zero(word ^ (ONES * u64::from(b'"')))
+        | zero(word ^ (ONES * u64::from(b'\\'))))
         != 0
 }
 
@@ -322,7 +324,9 @@ mod tests {
     #[test]
     fn first_special_equals_the_byte_loop() {
         let specials = [b'"', b'\\', 0x00, 0x1f, b'\n'];
-        let plain = [b'a', b' ', 0x20, b'~', 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']'];
+        let plain = [
+            b'a', b' ', 0x20, b'~', 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']',
+        ];
         for len in 0..70usize {
             let base: Vec<u8> = (0..len).map(|i| plain[i % plain.len()]).collect();
             assert_eq!(first_special(&base), len, "len {len}");
@@ -348,7 +352,11 @@ mod tests {
             for pos in 0..8 {
                 let mut w = [b'x'; 8];
                 w[pos] = b;
-                assert_eq!(word_has_special(u64::from_le_bytes(w)), is_special(b), "{b:#x}");
+                assert_eq!(
+                    word_has_special(u64::from_le_bytes(w)),
+                    is_special(b),
+                    "{b:#x}"
+                );
             }
         }
     }

@@ -118,6 +118,30 @@ impl AttrEntry {
         buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes))
     }
 
+    /// When `buf[at..]` starts with this key in JSON, quoted and directly followed by its
+    /// colon (go-cty's and Terraform's form): the position after the colon. Never for a name
+    /// that needs escaping.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn match_json_compact(&self, buf: &[u8], at: usize) -> Option<usize> {
+        let matched = match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
+            Some(chunk) => {
+                self.json_mask != 0
+                    && eq_mask(chunk, &self.json_wide) & self.json_mask == self.json_mask
+                    && (self.json_mask != u32::MAX || self.long_json_matches(buf, at))
+            }
+            None => self.json_mask != 0 && self.long_json_matches(buf, at),
+        };
+        // `json` was read at `at`: the sum is within `buf`.
+        matched.then(|| at.wrapping_add(self.json.len()))
+    }
+
+    /// The whole quoted name with its colon at `at`.
+    #[cold]
+    fn long_json_matches(&self, buf: &[u8], at: usize) -> bool {
+        buf.get(at..)
+            .is_some_and(|s| s.starts_with(self.json.as_bytes()))
+    }
+
     /// When `buf[at..]` starts with this key in JSON, quoted, then its colon (directly, as
     /// go-cty writes it, or after whitespace, as Terraform's indented state files have it):
     /// the position after the colon. Never for a name that needs escaping.

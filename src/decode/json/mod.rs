@@ -35,6 +35,7 @@ use crate::decode::common::{
 };
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
+use crate::program::key::AttrEntry;
 use crate::program::{DecodeOptions, ItemsId, Op, OpId, Program, Span};
 use crate::value::{Object, Value};
 use dynamic::TypeMemo;
@@ -392,61 +393,124 @@ impl<'a> Decoder<'a> {
         let mut keys = 0u32;
         let mut more = self.first(b'}');
         // Keys in order, as go-cty writes them: key `i` of the input is the expected attribute
-        // `i`, compared quoted (then its colon, whitespace allowed before it), and goes to
-        // slot `i`.
+        // `i`, compared quoted with its colon, and goes to slot `i`.
         // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
-        // Set once an object leaves attributes out (or, below, goes out of order): the
-        // attributes present.
-        let mut seen: Option<Seen<'a>> = None;
         if !self.c.check_key_lengths {
             while more {
                 let i = out.written();
                 let Some(entry) = table.entries.get(i) else {
                     break;
                 };
-                // (Indented JSON has whitespace before each key.)
-                self.pos = ws(self.buf, self.pos);
-                let (j, entry, value_at) = match entry.match_json(self.buf, self.pos) {
-                    Some(value_at) => (i, entry, value_at),
-                    None => match later_key(&table, i, self.buf, self.pos) {
-                        Some(found) => found,
-                        None => break,
-                    },
+                let Some(value_at) = entry
+                    .match_json_compact(self.buf, self.pos)
+                    .or_else(|| self.indented_key(entry))
+                else {
+                    break;
                 };
-                if j > i || seen.is_some() {
-                    skip_to(self.bump, table.entries.len(), &mut out, &mut seen, j);
-                }
-                // `keys <= i <= j < entries.len()`, a `u32`: cannot wrap.
+                // `keys <= i < entries.len()`, a `u32`: cannot wrap.
                 keys = keys.wrapping_add(1);
                 self.pos = value_at;
-                // SAFETY: `j` slots are written and `j < entries.len()`, the number of slots
+                // SAFETY: `i` slots are written and `i < entries.len()`, the number of slots
                 // (both are the span `attrs`, or `entries` is empty).
                 self.value_with(prog, entry.code, entry.op, |_, v| unsafe {
                     out.push_unchecked(v)
                 })
-                .map_err(|e| e.in_attr(table.name(j)))?;
+                .map_err(|e| e.in_attr(table.name(i)))?;
                 more = self.next(b'}')?;
             }
         }
-        // Any other key, and every key after it: read in full and looked up; after the first
-        // key out of order, every slot is filled with null and a bitmap marks those set.
-        if more && seen.is_some() {
-            out.fill_rest(Value::Null);
-        }
-        while more {
-            // A key count fits a `u32`, as a MessagePack map's does.
-            if keys == u32::MAX {
-                return Err(too_many_keys(self.pos));
-            }
-            keys = keys.wrapping_add(1);
-            self.object_entry(prog, &table, &mut out, &mut seen)?;
-            more = self.next(b'}')?;
+        if more {
+            self.object_rest(prog, &table, &mut out, keys)?;
         }
         self.c.leave();
         Ok(Value::Object(Object::from_slice(
             op,
             out.finish(Value::Null),
         )))
+    }
+
+    /// [`Decoder::object`]'s keys after the first that is not the next attribute quoted with
+    /// its colon, up to the object's end. (Out of line: it keeps the recursive `object`
+    /// small.)
+    #[inline(never)]
+    fn object_rest(
+        &mut self,
+        prog: &'a Program,
+        table: &AttrTable<'a>,
+        out: &mut Slots<'a, Value<'a>>,
+        mut keys: u32,
+    ) -> Result<(), Pending> {
+        let mut more = true;
+        let mut seen: Option<Seen<'a>> = None;
+        if !self.c.check_key_lengths {
+            more = self.object_gaps(prog, table, out, &mut seen, &mut keys)?;
+            if more && seen.is_some() {
+                out.fill_rest(Value::Null);
+            }
+        }
+        // Any other key, and every key after it: read in full and looked up; after the first
+        // key out of order, every slot is filled with null and a bitmap marks those set.
+        while more {
+            // A key count fits a `u32`, as a MessagePack map's does.
+            if keys == u32::MAX {
+                return Err(too_many_keys(self.pos));
+            }
+            keys = keys.wrapping_add(1);
+            self.object_entry(prog, table, out, &mut seen)?;
+            more = self.next(b'}')?;
+        }
+        Ok(())
+    }
+
+    /// [`Decoder::object`]'s keys after the first that is not the next attribute quoted with
+    /// its colon: in order still, but with whitespace before a colon, or with a few
+    /// attributes left out (a state's schema newer than the state, [`key_after_gap`]). True
+    /// if the object goes on with a key this does not take. (Out of line: it keeps the
+    /// recursive `object` small.)
+    #[inline(always)]
+    fn object_gaps(
+        &mut self,
+        prog: &'a Program,
+        table: &AttrTable<'a>,
+        out: &mut Slots<'a, Value<'a>>,
+        seen: &mut Option<Seen<'a>>,
+        keys: &mut u32,
+    ) -> Result<bool, Pending> {
+        loop {
+            let i = out.written();
+            let at = ws(self.buf, self.pos);
+            let Some((j, entry, value_at)) = key_after_gap(table, i, self.buf, at) else {
+                self.pos = at;
+                return Ok(true);
+            };
+            if j > i || seen.is_some() {
+                skip_to(self.bump, table.entries.len(), out, seen, j);
+            }
+            // `keys <= i <= j < entries.len()`, a `u32`: cannot wrap.
+            *keys = keys.wrapping_add(1);
+            self.pos = value_at;
+            // SAFETY: `j` slots are written and `j < entries.len()`, the number of slots
+            // (both are the span `attrs`, or `entries` is empty).
+            self.value_with(prog, entry.code, entry.op, |_, v| unsafe {
+                out.push_unchecked(v)
+            })
+            .map_err(|e| e.in_attr(table.name(j)))?;
+            if !self.next(b'}')? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// The expected key `entry` after whitespace (an indented document's): the position
+    /// after its colon; `pos` moves past the whitespace either way.
+    #[inline(never)]
+    fn indented_key(&mut self, entry: &AttrEntry) -> Option<usize> {
+        let at = ws(self.buf, self.pos);
+        if at == self.pos {
+            return None;
+        }
+        self.pos = at;
+        entry.match_json_compact(self.buf, at)
     }
 
     /// An object entry whose key is not the expected one in compact form: read the key in
@@ -490,23 +554,22 @@ impl<'a> Decoder<'a> {
     }
 }
 
-/// Attributes a state's object may leave out (a schema newer than the state): when the key at
-/// `at` is one of the few attributes after `i`, in order, its index, entry and value position.
+/// The key at `at` when it is not the expected attribute `i` in compact form: attribute `i`
+/// with whitespace before its colon, or one of the few attributes after it, in order (a
+/// state's schema newer than the state leaves some out): its index, entry and value position.
 #[inline(never)]
-fn later_key<'t>(
+fn key_after_gap<'t>(
     table: &'t AttrTable<'_>,
     i: usize,
     buf: &[u8],
     at: usize,
 ) -> Option<(usize, &'t crate::program::key::AttrEntry, usize)> {
     const LOOKAHEAD: usize = 8;
-    let start = i.wrapping_add(1);
-    let later = table.entries.get(start..)?;
-    later
-        .iter()
-        .take(LOOKAHEAD)
+    let from = table.entries.get(i..)?;
+    from.iter()
+        .take(LOOKAHEAD.wrapping_add(1))
         .enumerate()
-        .find_map(|(k, e)| Some((start.wrapping_add(k), e, e.match_json(buf, at)?)))
+        .find_map(|(k, e)| Some((i.wrapping_add(k), e, e.match_json(buf, at)?)))
 }
 
 /// Attribute `j` comes next in order, after attributes the input left out (from the first
