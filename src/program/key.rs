@@ -123,23 +123,34 @@ impl AttrEntry {
     /// that needs escaping.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn match_json_compact(&self, buf: &[u8], at: usize) -> Option<usize> {
-        let matched = match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
-            Some(chunk) => {
-                self.json_mask != 0
-                    && eq_mask(chunk, &self.json_wide) & self.json_mask == self.json_mask
-                    && (self.json_mask != u32::MAX || self.long_json_matches(buf, at))
-            }
-            None => self.json_mask != 0 && self.long_json_matches(buf, at),
-        };
         // `json` was read at `at`: the sum is within `buf`.
-        matched.then(|| at.wrapping_add(self.json.len()))
+        self.json_matches(buf, at, self.json_mask, true)
+            .then(|| at.wrapping_add(self.json.len()))
     }
 
-    /// The whole quoted name with its colon at `at`.
+    /// True if `buf[at..]` starts with `json` (the quoted name and its colon, or without the
+    /// colon), of which `mask` marks the bytes in the first 32 (0: no fast form, nothing
+    /// matches); a longer key's rest is compared out of line.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn json_matches(&self, buf: &[u8], at: usize, mask: u32, colon: bool) -> bool {
+        match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
+            Some(chunk) => {
+                mask != 0
+                    && eq_mask(chunk, &self.json_wide) & mask == mask
+                    && (mask != u32::MAX || self.long_json_matches(buf, at, colon))
+            }
+            None => mask != 0 && self.long_json_matches(buf, at, colon),
+        }
+    }
+
+    /// `json` (without its colon unless `colon`) at `at`, compared whole.
     #[cold]
-    fn long_json_matches(&self, buf: &[u8], at: usize) -> bool {
+    fn long_json_matches(&self, buf: &[u8], at: usize, colon: bool) -> bool {
+        let len = self.json.len().saturating_sub(usize::from(!colon));
+        let json = self.json.as_bytes().get(..len);
         buf.get(at..)
-            .is_some_and(|s| s.starts_with(self.json.as_bytes()))
+            .zip(json)
+            .is_some_and(|(s, q)| s.starts_with(q))
     }
 
     /// When `buf[at..]` starts with this key in JSON, quoted, then its colon (directly, as
@@ -150,14 +161,7 @@ impl AttrEntry {
         // The quoted name's length (`json` ends in the colon; empty when there is no fast
         // form, and then `json_key_mask` is 0 and nothing matches).
         let quoted = self.json.len().wrapping_sub(1);
-        let key_matches = match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
-            Some(chunk) => {
-                self.json_key_mask != 0
-                    && eq_mask(chunk, &self.json_wide) & self.json_key_mask == self.json_key_mask
-                    && (self.json_key_mask != u32::MAX || self.long_json_tail_matches(buf, at))
-            }
-            None => self.json_key_mask != 0 && self.long_json_tail_matches(buf, at),
-        };
+        let key_matches = self.json_matches(buf, at, self.json_key_mask, false);
         if !key_matches {
             return None;
         }
@@ -170,18 +174,6 @@ impl AttrEntry {
                 _ => return None,
             }
         }
-    }
-
-    /// The quoted name (without its colon) at `at`, compared whole.
-    #[cold]
-    fn long_json_tail_matches(&self, buf: &[u8], at: usize) -> bool {
-        let quoted = self
-            .json
-            .as_bytes()
-            .get(..self.json.len().saturating_sub(1));
-        buf.get(at..)
-            .zip(quoted)
-            .is_some_and(|(s, q)| s.starts_with(q))
     }
 }
 
