@@ -441,12 +441,34 @@ impl<'a> Decoder<'a> {
         mut keys: u32,
     ) -> Result<(), Pending> {
         let mut more = true;
+        // Set once an object leaves attributes out (or goes out of order): the attributes
+        // present.
         let mut seen: Option<Seen<'a>> = None;
-        if !self.c.check_key_lengths {
-            more = self.object_gaps(prog, table, out, &mut seen, &mut keys)?;
-            if more && seen.is_some() {
-                out.fill_rest(Value::Null);
+        // In order still, but with whitespace before a colon, or with a few attributes left
+        // out (a state's schema newer than the state, [`key_after_gap`]).
+        while more && !self.c.check_key_lengths {
+            let i = out.written();
+            let at = ws(self.buf, self.pos);
+            let Some((j, entry, value_at)) = key_after_gap(table, i, self.buf, at) else {
+                self.pos = at;
+                if seen.is_some() {
+                    out.fill_rest(Value::Null);
+                }
+                break;
+            };
+            if j > i || seen.is_some() {
+                skip_to(self.bump, table.entries.len(), out, &mut seen, j);
             }
+            // `keys <= i <= j < entries.len()`, a `u32`: cannot wrap.
+            keys = keys.wrapping_add(1);
+            self.pos = value_at;
+            // SAFETY: `j` slots are written and `j < entries.len()`, the number of slots
+            // (both are the span `attrs`, or `entries` is empty).
+            self.value_with(prog, entry.code, entry.op, |_, v| unsafe {
+                out.push_unchecked(v)
+            })
+            .map_err(|e| e.in_attr(table.name(j)))?;
+            more = self.next(b'}')?;
         }
         // Any other key, and every key after it: read in full and looked up; after the first
         // key out of order, every slot is filled with null and a bitmap marks those set.
@@ -460,45 +482,6 @@ impl<'a> Decoder<'a> {
             more = self.next(b'}')?;
         }
         Ok(())
-    }
-
-    /// [`Decoder::object`]'s keys after the first that is not the next attribute quoted with
-    /// its colon: in order still, but with whitespace before a colon, or with a few
-    /// attributes left out (a state's schema newer than the state, [`key_after_gap`]). True
-    /// if the object goes on with a key this does not take. (Out of line: it keeps the
-    /// recursive `object` small.)
-    #[inline(always)]
-    fn object_gaps(
-        &mut self,
-        prog: &'a Program,
-        table: &AttrTable<'a>,
-        out: &mut Slots<'a, Value<'a>>,
-        seen: &mut Option<Seen<'a>>,
-        keys: &mut u32,
-    ) -> Result<bool, Pending> {
-        loop {
-            let i = out.written();
-            let at = ws(self.buf, self.pos);
-            let Some((j, entry, value_at)) = key_after_gap(table, i, self.buf, at) else {
-                self.pos = at;
-                return Ok(true);
-            };
-            if j > i || seen.is_some() {
-                skip_to(self.bump, table.entries.len(), out, seen, j);
-            }
-            // `keys <= i <= j < entries.len()`, a `u32`: cannot wrap.
-            *keys = keys.wrapping_add(1);
-            self.pos = value_at;
-            // SAFETY: `j` slots are written and `j < entries.len()`, the number of slots
-            // (both are the span `attrs`, or `entries` is empty).
-            self.value_with(prog, entry.code, entry.op, |_, v| unsafe {
-                out.push_unchecked(v)
-            })
-            .map_err(|e| e.in_attr(table.name(j)))?;
-            if !self.next(b'}')? {
-                return Ok(false);
-            }
-        }
     }
 
     /// The expected key `entry` after whitespace (an indented document's): the position
