@@ -55,39 +55,17 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
             }
             out.push(']');
         }
-        // go-cty writes a map's keys sorted: then they are written as they are.
+        // go-cty writes a map's keys sorted: then they are written as they are, without
+        // the sorting vector.
         Value::Map(entries) if entries.windows(2).all(|w| w[0].0 < w[1].0) => {
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                string(out, k);
-                out.push(':');
-                write(out, program, *v);
-            }
-            out.push('}');
+            map_entries(out, program, entries)
         }
         Value::Map(entries) => {
             let mut sorted: Vec<(&str, Value<'_>)> = Vec::with_capacity(entries.len());
             // Last of repeated keys wins: a stable sort keeps wire order among equal keys.
             sorted.extend(entries.iter().copied());
             sorted.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            let mut first = true;
-            for (i, (k, v)) in sorted.iter().enumerate() {
-                if sorted.get(i + 1).is_some_and(|next| next.0 == *k) {
-                    continue;
-                }
-                if !first {
-                    out.push(',');
-                }
-                first = false;
-                string(out, k);
-                out.push(':');
-                write(out, program, *v);
-            }
-            out.push('}');
+            map_entries(out, program, &sorted)
         }
         Value::Object(object) => {
             out.push('{');
@@ -119,6 +97,25 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
             out.push('}');
         }
     }
+}
+
+/// A map's entries, sorted by key, as a JSON object; of repeated keys the last is written.
+fn map_entries(out: &mut String, program: &Program, sorted: &[(&str, Value<'_>)]) {
+    out.push('{');
+    let mut first = true;
+    for (i, (k, v)) in sorted.iter().enumerate() {
+        if sorted.get(i + 1).is_some_and(|next| next.0 == *k) {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        string(out, k);
+        out.push(':');
+        write(out, program, *v);
+    }
+    out.push('}');
 }
 
 fn number(out: &mut String, n: Number<'_>) {
@@ -159,18 +156,13 @@ pub fn write_string(out: &mut String, s: &str) {
 
 fn string(out: &mut String, s: &str) {
     out.push('"');
-    if needs_escape(s.as_bytes()) {
-        escape_into(out, s);
+    let special = first_special(s.as_bytes());
+    if special < s.len() {
+        escape_into(out, s, special);
     } else {
         out.push_str(s);
     }
     out.push('"');
-}
-
-/// True if `bytes` holds a `"`, a `\\` or a control byte.
-#[inline]
-fn needs_escape(bytes: &[u8]) -> bool {
-    first_special(bytes) < bytes.len()
 }
 
 /// Whether the DUMP escapes `b`.
@@ -254,13 +246,14 @@ fn special_mask16(chunk: &[u8]) -> u32 {
     }
 }
 
-/// The body of `s` escaped as serde_json escapes it.
+/// The body of `s` escaped as serde_json escapes it; `first` is the index of its first byte
+/// to escape ([`first_special`]).
 #[cold]
-fn escape_into(out: &mut String, s: &str) {
+fn escape_into(out: &mut String, s: &str, first: usize) {
     let bytes = s.as_bytes();
     let mut plain = 0;
+    let mut i = first;
     loop {
-        let i = plain + first_special(bytes.get(plain..).unwrap_or_default());
         out.push_str(s.get(plain..i).unwrap_or_default());
         let Some(&b) = bytes.get(i) else {
             return;
@@ -281,6 +274,7 @@ fn escape_into(out: &mut String, s: &str) {
             out.push_str(escaped);
         }
         plain = i + 1;
+        i = plain + first_special(bytes.get(plain..).unwrap_or_default());
     }
 }
 
