@@ -206,6 +206,32 @@ fn key_orders_other_than_terraforms() {
     );
 }
 
+/// More provider references than the reader keeps addresses for (32), each coming back after
+/// the others: every resource still gets its own reference's address, as `StateFile::parse`
+/// gives it.
+#[test]
+fn many_provider_references_keep_their_addresses() {
+    let resources: Vec<String> = (0..80)
+        .map(|k| {
+            let provider = format!(r#"provider[\"registry.terraform.io/ns{}/null\"]"#, k % 40);
+            format!(
+                r#"{{"mode":"managed","type":"null_resource","name":"r{k}","provider":"{provider}",
+                "instances":[{{"attributes":{{"id":"x"}}}}]}}"#
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","));
+    let (want, got) = both(&text);
+    assert_eq!(got, want);
+    let got = got.unwrap();
+    assert_eq!(got.len(), 80);
+    assert_eq!(
+        got[45],
+        // (Decoded by the hashicorp/null schema: same type, same last address segment.)
+        r#"null_resource.r45 v0 Some(10) registry.terraform.io/ns5/null ok {"id":"x","n":null}"#
+    );
+}
+
 #[test]
 fn envelope_errors() {
     let err = |text: &str| both(text).1.unwrap_err();

@@ -75,18 +75,22 @@ impl ProviderCache {
         if resource.provider == reference && !resource.provider_address.is_empty() {
             return Ok(());
         }
-        let address = match self.0.iter().find(|(r, _)| r == reference) {
-            Some((_, address)) => address.clone(),
+        let address = match self.0.iter().position(|(r, _)| r == reference) {
+            Some(k) => k,
             None => {
                 let address = provider_address(reference)?;
                 if self.0.len() == Self::CAPACITY {
                     self.0.remove(0);
                 }
-                self.0.push((reference.to_string(), address.clone()));
-                address
+                self.0.push((reference.to_string(), address));
+                self.0.len() - 1
             }
         };
-        resource.provider_address = address;
+        // The resource's buffers are reused: no allocation per resource.
+        resource.provider_address.clear();
+        resource
+            .provider_address
+            .push_str(self.0.get(address).map_or("", |(_, a)| a));
         resource.provider.clear();
         resource.provider.push_str(reference);
         Ok(())
