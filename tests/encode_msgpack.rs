@@ -264,3 +264,143 @@ fn numbers_and_nesting_past_the_bounds_are_errors() {
     assert_eq!(deep.0, "nested more than 1024 levels deep");
     assert_eq!(deep.1, "[0]".repeat(1024));
 }
+
+/// Naive oracle for the encoder's fast paths: the shortest MessagePack str, written byte by
+/// byte.
+fn naive_str(s: &str, out: &mut Vec<u8>) {
+    let n = s.len();
+    if n < 32 {
+        out.push(0xa0 | n as u8);
+    } else if n <= 0xff {
+        out.extend([0xd9, n as u8]);
+    } else if n <= 0xffff {
+        out.push(0xda);
+        out.extend((n as u16).to_be_bytes());
+    } else {
+        out.push(0xdb);
+        out.extend((n as u32).to_be_bytes());
+    }
+    out.extend(s.bytes());
+}
+
+/// Naive oracle: go-cty's integer formats (non-negative values in the uint formats).
+fn naive_int(i: i64, out: &mut Vec<u8>) {
+    match i {
+        -32..=0x7f => out.push(i as u8),
+        0x80..=0xff => out.extend([0xcc, i as u8]),
+        0x100..=0xffff => out.extend([&[0xcd][..], &(i as u16).to_be_bytes()].concat()),
+        0x1_0000..=0xffff_ffff => out.extend([&[0xce][..], &(i as u32).to_be_bytes()].concat()),
+        0x1_0000_0000.. => out.extend([&[0xcf][..], &(i as u64).to_be_bytes()].concat()),
+        -128..=-33 => out.extend([0xd0, i as u8]),
+        -32768..=-129 => out.extend([&[0xd1][..], &(i as i16).to_be_bytes()].concat()),
+        -2_147_483_648..=-32769 => out.extend([&[0xd2][..], &(i as i32).to_be_bytes()].concat()),
+        _ => out.extend([&[0xd3][..], &i.to_be_bytes()].concat()),
+    }
+}
+
+/// Every length class of the encoder's unchecked writes (fixstr 0–31 from 1-, 4-, 8- and
+/// 16-byte copies, str8 32–63 from 32-byte copies, longer strings, keys of 32 bytes and more
+/// encoded), at attribute positions and as list elements, appended after existing bytes to a
+/// buffer that starts nearly full: byte for byte what the naive writer gives.
+#[test]
+fn unchecked_writes_match_a_naive_writer_at_every_length() {
+    let lengths = [
+        0usize, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 30, 31, 32, 33, 47, 63, 64, 65, 200, 255, 256,
+        65535, 65536,
+    ];
+    let text = |n: usize, seed: usize| -> String {
+        (0..n)
+            .map(|i| char::from(b'a' + ((i * 7 + seed) % 26) as u8))
+            .collect()
+    };
+    // Keys whose encodings take 2 to 42 bytes (a name of 32 bytes or more is a str8).
+    let mut names: Vec<String> = [1usize, 2, 30, 31, 32, 40]
+        .iter()
+        .enumerate()
+        .map(|(j, &n)| format!("{}{}", char::from(b'a' + j as u8), "k".repeat(n - 1)))
+        .collect();
+    names.extend(["n".to_string(), "l".to_string(), "t".to_string()]);
+    names.sort();
+    let fields: Vec<String> = names
+        .iter()
+        .map(|name| {
+            let ty = match name.as_str() {
+                "n" => r#""number""#,
+                "l" => r#"["list","string"]"#,
+                "t" => r#""bool""#,
+                _ => r#""string""#,
+            };
+            format!("{name:?}:{ty}")
+        })
+        .collect();
+    let program =
+        Program::from_type_json(&format!(r#"["object",{{{}}}]"#, fields.join(","))).unwrap();
+    let ints = [
+        0i64,
+        127,
+        128,
+        255,
+        256,
+        65535,
+        65536,
+        1 << 32,
+        -1,
+        -32,
+        -33,
+        -128,
+        -129,
+        -32768,
+        -32769,
+        i64::MIN,
+    ];
+    let elements: Vec<String> = lengths.iter().map(|&n| text(n, n)).collect();
+    let element_values: Vec<tfwire::Value<'_>> =
+        elements.iter().map(|s| tfwire::Value::String(s)).collect();
+    for (round, &len) in lengths.iter().enumerate() {
+        let strings: Vec<String> = names
+            .iter()
+            .enumerate()
+            .map(|(j, _)| text(len, j))
+            .collect();
+        let int = ints[round % ints.len()];
+        let values: Vec<tfwire::Value<'_>> = names
+            .iter()
+            .zip(&strings)
+            .map(|(name, s)| match name.as_str() {
+                "n" => tfwire::Value::Int(int),
+                "l" => tfwire::Value::List(&element_values),
+                "t" => tfwire::Value::Bool(round % 2 == 0),
+                _ if round % 5 == 4 => tfwire::Value::Null,
+                _ => tfwire::Value::String(s),
+            })
+            .collect();
+        let object = tfwire::Value::Object(tfwire::Object::new(program.root(), &values));
+
+        let mut want = vec![0xab; 3];
+        want.push(0x80 | names.len() as u8);
+        for (name, value) in names.iter().zip(&values) {
+            naive_str(name, &mut want);
+            match value {
+                tfwire::Value::String(s) => naive_str(s, &mut want),
+                tfwire::Value::Int(i) => naive_int(*i, &mut want),
+                tfwire::Value::Bool(b) => want.push(0xc2 | *b as u8),
+                tfwire::Value::Null => want.push(0xc0),
+                tfwire::Value::List(items) => {
+                    want.extend([0xdc, 0, items.len() as u8]);
+                    for item in elements.iter() {
+                        naive_str(item, &mut want);
+                    }
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        let mut out = Vec::with_capacity(4);
+        out.extend([0xab; 3]);
+        program.encode_msgpack(object, &mut out).unwrap();
+        assert!(
+            out == want,
+            "length {len}: {}",
+            first_difference(&out, &want)
+        );
+    }
+}

@@ -22,6 +22,7 @@ mod msgpack;
 pub(crate) mod number;
 mod order;
 mod shortest;
+mod spare;
 
 use std::fmt;
 

@@ -11,10 +11,11 @@
 
 use super::number::{written, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;
+use super::spare::Spare;
 use super::{EncodeError, MAX_NESTING};
 use crate::number::Number;
-use crate::program::key::write_msgpack_str;
-use crate::program::{Op, OpId, Program};
+use crate::program::key::AttrEntry;
+use crate::program::{Op, OpId, Program, Span};
 use crate::value::{Refinements, Value};
 
 /// Writes values into a caller's buffer; holds the scratch that sorting map keys needs, so a
@@ -63,21 +64,39 @@ impl MsgpackEncoder {
             Op::String => match v {
                 Value::String(s) => str(s, out),
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, *code, *v, out),
+                _ => return self.composite(prog, *code, *v, out),
             },
             Op::Number => match v {
                 Value::Int(i) => int(*i, out),
+                Value::UInt(u) if *u <= i64::MAX as u64 => int(*u as i64, out),
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, *code, *v, out),
+                _ => return self.composite(prog, *code, *v, out),
             },
             Op::Bool => match v {
                 Value::Bool(b) => out.push(0xc2 | *b as u8),
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, *code, *v, out),
+                _ => return self.composite(prog, *code, *v, out),
+            },
+            Op::List { elem, .. } => match v {
+                Value::List(elems) => return self.list(prog, *elem, elems, out),
+                Value::Null => out.push(0xc0),
+                _ => return self.composite(prog, *code, *v, out),
+            },
+            Op::Set { elem, .. } => match v {
+                Value::Set(elems) => return self.list(prog, *elem, elems, out),
+                Value::Null => out.push(0xc0),
+                _ => return self.composite(prog, *code, *v, out),
+            },
+            Op::Object { attrs } => match v {
+                Value::Object(object) if object.op() == op => {
+                    return self.object(prog, op, *attrs, object.attrs(), out);
+                }
+                Value::Null => out.push(0xc0),
+                _ => return self.composite(prog, *code, *v, out),
             },
             _ => match v {
                 Value::Null => out.push(0xc0),
-                _ => return self.composite(prog, op, *code, *v, out),
+                _ => return self.composite(prog, *code, *v, out),
             },
         }
         Ok(())
@@ -89,7 +108,6 @@ impl MsgpackEncoder {
     fn composite(
         &mut self,
         prog: &Program,
-        op: OpId,
         code: Op,
         v: Value<'_>,
         out: &mut Vec<u8>,
@@ -98,7 +116,7 @@ impl MsgpackEncoder {
             return Err(EncodeError::too_deep());
         }
         self.depth += 1;
-        let result = self.composite_at_depth(prog, op, code, v, out);
+        let result = self.composite_at_depth(prog, code, v, out);
         self.depth -= 1;
         result
     }
@@ -106,7 +124,6 @@ impl MsgpackEncoder {
     fn composite_at_depth(
         &mut self,
         prog: &Program,
-        op: OpId,
         code: Op,
         v: Value<'_>,
         out: &mut Vec<u8>,
@@ -117,14 +134,6 @@ impl MsgpackEncoder {
             (Op::Number, Value::UInt(u)) => number(&Number::UInt(u), out)?,
             (Op::Number, Value::Float(f)) => number(&Number::Float(f), out)?,
             (Op::Number, Value::Decimal(t)) => number(&Number::Decimal(t), out)?,
-            (Op::List { elem, .. }, Value::List(e)) | (Op::Set { elem, .. }, Value::Set(e)) => {
-                array_header(e.len(), out);
-                let elem_code = prog.op(elem);
-                for (i, x) in e.iter().enumerate() {
-                    self.value(prog, elem, &elem_code, x, out)
-                        .map_err(|e| e.in_index(i))?;
-                }
-            }
             (Op::Tuple { elems }, Value::Tuple(e)) => {
                 let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
                 if ops.len() != e.len() {
@@ -162,19 +171,6 @@ impl MsgpackEncoder {
                 self.order.truncate(base);
                 result?;
             }
-            (Op::Object { attrs }, Value::Object(object)) if object.op() == op => {
-                let entries = prog.code.attrs.get(attrs.range()).unwrap_or_default();
-                map_header(entries.len(), out);
-                for (i, (entry, x)) in entries.iter().zip(object.attrs()).enumerate() {
-                    // One reservation for the key block and a short scalar after it.
-                    out.reserve(2 * KEY_BLOCK);
-                    entry.write_msgpack(out);
-                    if let Err(e) = self.value(prog, entry.op, &entry.code, x, out) {
-                        let name = prog.attr_names(op).get(i).map_or("", |n| &**n);
-                        return Err(e.in_attr(name));
-                    }
-                }
-            }
             (Op::Dynamic, Value::Dynamic(d)) => {
                 out.push(0x92);
                 type_json(d.program, out);
@@ -182,6 +178,98 @@ impl MsgpackEncoder {
                 self.value(d.program, root, &d.program.op(root), &d.value, out)?;
             }
             (_, v) => return Err(EncodeError::mismatch(code, v)),
+        }
+        Ok(())
+    }
+
+    /// A list's or a set's elements (of op `elem`), its depth counted as
+    /// [`Self::composite`] counts a container's: straight from [`Self::value`].
+    #[inline(never)]
+    fn list(
+        &mut self,
+        prog: &Program,
+        elem: OpId,
+        elems: &[Value<'_>],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        array_header(elems.len(), out);
+        if elems.is_empty() {
+            return Ok(());
+        }
+        if self.depth >= MAX_NESTING {
+            return Err(EncodeError::too_deep());
+        }
+        self.depth += 1;
+        let elem_code = prog.op(elem);
+        let mut result = Ok(());
+        for (i, x) in elems.iter().enumerate() {
+            result = self.value(prog, elem, &elem_code, x, out);
+            if let Err(e) = result {
+                result = Err(e.in_index(i));
+                break;
+            }
+        }
+        self.depth -= 1;
+        result
+    }
+
+    /// An object of op `op` (attributes `attrs`), its depth counted as [`Self::composite`]
+    /// counts a container's: straight from [`Self::value`], objects being the most common
+    /// container.
+    #[inline(never)]
+    fn object(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        attrs: Span,
+        values: &[Value<'_>],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        if self.depth >= MAX_NESTING {
+            return Err(EncodeError::too_deep());
+        }
+        self.depth += 1;
+        let entries = prog.code.attrs.get(attrs.range()).unwrap_or_default();
+        let result = self.attrs(prog, op, entries, values, out);
+        self.depth -= 1;
+        result
+    }
+
+    /// An object's attributes, in the program's order: each key as its pre-encoded block and
+    /// each short value (null, bool, integer, string under 64 bytes) written straight into
+    /// room reserved once per attribute; anything else through [`Self::value`].
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn attrs(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        entries: &[AttrEntry],
+        values: &[Value<'_>],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        map_header(entries.len(), out);
+        let mut spare = Spare::new(out);
+        for (entry, x) in entries.iter().zip(values) {
+            spare.reserve(ATTR_ROOM);
+            match entry.msgpack_block() {
+                // SAFETY: `ATTR_ROOM` (reserved above) holds the 32-byte block.
+                Ok((block, used)) => unsafe { spare.block(block, used) },
+                Err(key) => {
+                    spare.with_vec(|out| out.extend_from_slice(key));
+                    spare.reserve(ATTR_ROOM);
+                }
+            }
+            // SAFETY: at least `ATTR_ROOM - 32 = SHORT_VALUE` bytes are left (the key took at
+            // most 32 bytes of the room), and a short value takes at most `SHORT_VALUE`.
+            if unsafe { short_value(&mut spare, &entry.code, x) } {
+                continue;
+            }
+            let written = spare.with_vec(|out| self.value(prog, entry.op, &entry.code, x, out));
+            if let Err(e) = written {
+                let i = entries.iter().position(|e| std::ptr::eq(e, entry));
+                let name = i.and_then(|i| prog.attr_names(op).get(i));
+                return Err(e.in_attr(name.map_or("", |n| &**n)));
+            }
         }
         Ok(())
     }
@@ -306,104 +394,142 @@ fn insert(out: &mut Vec<u8>, at: usize, bytes: &[u8]) {
 
 /// An integer in the smallest format, non-negative values in the uint formats.
 fn int(i: i64, out: &mut Vec<u8>) {
-    if i >= 0 {
-        let u = i as u64;
-        if u <= 0x7f {
-            out.push(u as u8);
-        } else if u <= 0xff {
-            out.extend_from_slice(&[0xcc, u as u8]);
-        } else if u <= 0xffff {
-            out.push(0xcd);
-            out.extend_from_slice(&(u as u16).to_be_bytes());
-        } else if u <= 0xffff_ffff {
-            out.push(0xce);
-            out.extend_from_slice(&(u as u32).to_be_bytes());
+    let mut spare = Spare::new(out);
+    spare.reserve(9);
+    // SAFETY: an integer takes at most 9 bytes, reserved above.
+    unsafe { raw_int(&mut spare, i) }
+}
+
+/// [`int`] into spare capacity.
+///
+/// # Safety
+/// At least 9 bytes of spare capacity follow the cursor.
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn raw_int(spare: &mut Spare<'_>, i: i64) {
+    // SAFETY (every write below): at most 9 bytes, the caller's contract.
+    unsafe {
+        if i >= 0 {
+            let u = i as u64;
+            if u <= 0x7f {
+                spare.byte(u as u8);
+            } else if u <= 0xff {
+                spare.block(&[0xcc, u as u8], 2);
+            } else if u <= 0xffff {
+                spare.byte(0xcd);
+                spare.block(&(u as u16).to_be_bytes(), 2);
+            } else if u <= 0xffff_ffff {
+                spare.byte(0xce);
+                spare.block(&(u as u32).to_be_bytes(), 4);
+            } else {
+                spare.byte(0xcf);
+                spare.block(&u.to_be_bytes(), 8);
+            }
+        } else if i >= -32 {
+            spare.byte(i as u8);
+        } else if i >= -128 {
+            spare.block(&[0xd0, i as u8], 2);
+        } else if i >= -32768 {
+            spare.byte(0xd1);
+            spare.block(&(i as i16).to_be_bytes(), 2);
+        } else if i >= i32::MIN as i64 {
+            spare.byte(0xd2);
+            spare.block(&(i as i32).to_be_bytes(), 4);
         } else {
-            out.push(0xcf);
-            out.extend_from_slice(&u.to_be_bytes());
+            spare.byte(0xd3);
+            spare.block(&i.to_be_bytes(), 8);
         }
-    } else if i >= -32 {
-        out.push(i as u8);
-    } else if i >= -128 {
-        out.extend_from_slice(&[0xd0, i as u8]);
-    } else if i >= -32768 {
-        out.push(0xd1);
-        out.extend_from_slice(&(i as i16).to_be_bytes());
-    } else if i >= i32::MIN as i64 {
-        out.push(0xd2);
-        out.extend_from_slice(&(i as i32).to_be_bytes());
-    } else {
-        out.push(0xd3);
-        out.extend_from_slice(&i.to_be_bytes());
     }
 }
 
-/// The bytes an attribute's key block (and a fixstr with its header) take at most.
+/// The bytes an object attribute's key takes at most when it is written as a block.
 const KEY_BLOCK: usize = 32;
 
-/// A string: fixstr, str8, str16 or str32. A fixstr (up to 31 bytes) goes into 32 bytes
-/// appended at once (a fixed-size store), written in place from two overlapping reads of the
-/// string's own bytes, the slack then cut off: no call to `memcpy` for the short strings that
-/// dominate states, and no block assembled on the stack and read back (a store-forwarding
-/// stall).
+/// The bytes a short value ([`short_value`]) takes at most: a str8 of 63 bytes.
+const SHORT_VALUE: usize = 65;
+
+/// The room reserved for one object attribute: its key block and a short value.
+const ATTR_ROOM: usize = KEY_BLOCK + SHORT_VALUE;
+
+/// Writes `v`, a value at an op of instruction `code`, when it is short (null, a bool, an
+/// integer, a string under 64 bytes) and of the op's kind; returns false (nothing written)
+/// otherwise, for the general path to write or reject.
+///
+/// # Safety
+/// At least [`SHORT_VALUE`] bytes of spare capacity follow the cursor.
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn short_value(spare: &mut Spare<'_>, code: &Op, v: &Value<'_>) -> bool {
+    // SAFETY (every write below): within `SHORT_VALUE` bytes, the caller's contract.
+    unsafe {
+        match (code, v) {
+            (_, Value::Null) => spare.byte(0xc0),
+            (Op::String, Value::String(s)) if s.len() < 64 => raw_str(spare, s.as_bytes()),
+            (Op::Number, Value::Int(i)) => raw_int(spare, *i),
+            (Op::Number, Value::UInt(u)) if *u <= i64::MAX as u64 => raw_int(spare, *u as i64),
+            (Op::Bool, Value::Bool(b)) => spare.byte(0xc2 | *b as u8),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// A string: fixstr, str8, str16 or str32. Strings under 64 bytes (the ones that dominate
+/// states) go through [`raw_str`]: fixed-size copies, no call to `memcpy`.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn str(s: &str, out: &mut Vec<u8>) {
     let b = s.as_bytes();
-    let n = b.len();
-    if n > 31 {
-        if n < 64 {
-            medium_str(b, out);
-        } else {
-            write_msgpack_str(s, out);
-        }
-        return;
-    }
-    let len = out.len();
-    out.extend_from_slice(&[0u8; 32]);
-    if let Some(block) = out.get_mut(len..).and_then(|t| t.first_chunk_mut::<32>()) {
-        block[0] = 0xa0 | n as u8;
-        let body = &mut block[1..];
-        if n >= 16 {
-            overlapping::<16>(b, body);
-        } else if n >= 8 {
-            overlapping::<8>(b, body);
-        } else if n >= 4 {
-            overlapping::<4>(b, body);
-        } else {
-            for (slot, &c) in body.iter_mut().zip(b) {
-                *slot = c;
+    if b.len() < 64 {
+        let mut spare = Spare::new(out);
+        spare.reserve(SHORT_VALUE);
+        // SAFETY: a string under 64 bytes takes at most `SHORT_VALUE`, reserved above.
+        unsafe { raw_str(&mut spare, b) }
+    } else {
+        let mut spare = Spare::new(out);
+        spare.reserve(b.len().saturating_add(5));
+        // SAFETY: a header of at most 5 bytes and the string's, reserved above.
+        unsafe {
+            match u16::try_from(b.len()) {
+                Ok(n) if n <= 0xff => spare.block(&[0xd9, n as u8], 2),
+                Ok(n) => {
+                    spare.byte(0xda);
+                    spare.block(&n.to_be_bytes(), 2);
+                }
+                Err(_) => {
+                    spare.byte(0xdb);
+                    spare.block(&(b.len() as u32).to_be_bytes(), 4);
+                }
             }
+            spare.slice(b);
         }
     }
-    out.truncate(len + 1 + n);
 }
 
-/// A str8 of 32 to 63 bytes (ARNs, IDs), as [`str`] writes a fixstr: 66 bytes appended at
-/// once, the string written from two overlapping 32-byte reads, the slack cut off.
+/// A string under 64 bytes: a fixstr (up to 31 bytes) or a str8, its bytes written from two
+/// overlapping reads of 4, 8, 16 or 32 bytes (or one at a time under 4).
+///
+/// # Safety
+/// `b` is shorter than 64 bytes, and at least `b.len() + 2` bytes of spare capacity follow
+/// the cursor.
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn medium_str(b: &[u8], out: &mut Vec<u8>) {
+unsafe fn raw_str(spare: &mut Spare<'_>, b: &[u8]) {
     let n = b.len();
-    let len = out.len();
-    out.extend_from_slice(&[0u8; 66]);
-    if let Some(block) = out.get_mut(len..).and_then(|t| t.first_chunk_mut::<66>()) {
-        block[0] = 0xd9;
-        block[1] = n as u8;
-        overlapping::<32>(b, &mut block[2..]);
-    }
-    out.truncate(len + 2 + n);
-}
-
-/// Copies `src` (`W..=2W` bytes) to the front of `dst` as its first `W` and last `W` bytes
-/// (they overlap when `src` is shorter than `2W`).
-#[cfg_attr(not(debug_assertions), inline(always))]
-fn overlapping<const W: usize>(src: &[u8], dst: &mut [u8]) {
-    let n = src.len();
-    if let (Some(head), Some(tail)) = (src.first_chunk::<W>(), src.last_chunk::<W>()) {
-        if let Some(d) = dst.first_chunk_mut::<W>() {
-            *d = *head;
-        }
-        if let Some(d) = dst.get_mut(n - W..).and_then(|d| d.first_chunk_mut::<W>()) {
-            *d = *tail;
+    debug_assert!(n < 64);
+    // SAFETY (every write below): a header of 1 or 2 bytes and the `n` bytes of `b`, the
+    // caller's contract.
+    unsafe {
+        if n >= 32 {
+            spare.block(&[0xd9, n as u8], 2);
+            spare.overlapping::<32>(b);
+        } else {
+            spare.byte(0xa0 | n as u8);
+            if n >= 16 {
+                spare.overlapping::<16>(b);
+            } else if n >= 8 {
+                spare.overlapping::<8>(b);
+            } else if n >= 4 {
+                spare.overlapping::<4>(b);
+            } else {
+                spare.few(b);
+            }
         }
     }
 }
@@ -425,27 +551,33 @@ fn type_json(program: &Program, out: &mut Vec<u8>) {
 }
 
 /// An array header: fixarray, array16 or array32.
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn array_header(n: usize, out: &mut Vec<u8>) {
-    if n <= 15 {
-        out.push(0x90 | n as u8);
-    } else if n <= 0xffff {
-        out.push(0xdc);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else {
-        out.push(0xdd);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
-    }
+    header(n, [0x90, 0xdc, 0xdd], out);
 }
 
 /// A map header: fixmap, map16 or map32.
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn map_header(n: usize, out: &mut Vec<u8>) {
-    if n <= 15 {
-        out.push(0x80 | n as u8);
-    } else if n <= 0xffff {
-        out.push(0xde);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else {
-        out.push(0xdf);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
+    header(n, [0x80, 0xde, 0xdf], out);
+}
+
+/// A container header of `n` entries: the fix form (`fix | n`), the 16-bit or the 32-bit form
+/// (`formats`, in that order).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn header(n: usize, [fix, wide16, wide32]: [u8; 3], out: &mut Vec<u8>) {
+    let mut spare = Spare::new(out);
+    spare.reserve(5);
+    // SAFETY (every write below): at most 5 bytes, reserved above.
+    unsafe {
+        if n <= 15 {
+            spare.byte(fix | n as u8);
+        } else if n <= 0xffff {
+            spare.byte(wide16);
+            spare.block(&(n as u16).to_be_bytes(), 2);
+        } else {
+            spare.byte(wide32);
+            spare.block(&(n as u32).to_be_bytes(), 4);
+        }
     }
 }

@@ -66,20 +66,6 @@ impl AttrEntry {
         }
     }
 
-    /// Appends the MessagePack key: a key of up to 32 bytes as one fixed-size copy of its
-    /// zero-padded block, the padding then cut off (no call to `memcpy`).
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn write_msgpack(&self, out: &mut Vec<u8>) {
-        let n = self.bytes.len();
-        if n <= WIDE {
-            let len = out.len();
-            out.extend_from_slice(&self.wide);
-            out.truncate(len.saturating_add(n));
-        } else {
-            out.extend_from_slice(&self.bytes);
-        }
-    }
-
     /// The key quoted, with its colon, when it needs no escape in JSON (`"`, `\\` and control
     /// characters: serde_json's set, the DUMP's).
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -92,6 +78,18 @@ impl AttrEntry {
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn go_json(&self) -> Option<&[u8]> {
         self.json_is_go.then_some(self.json.as_bytes())
+    }
+
+    /// The MessagePack key as its 32-byte zero-padded block and the number of bytes that
+    /// count, when it fits in the block; else the whole key.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn msgpack_block(&self) -> Result<(&[u8; WIDE], usize), &[u8]> {
+        let n = self.bytes.len();
+        if n <= WIDE {
+            Ok((&self.wide, n))
+        } else {
+            Err(&self.bytes)
+        }
     }
 
     /// Length of the encoded key in bytes.
@@ -195,8 +193,8 @@ fn msgpack_key(name: &str) -> Box<[u8]> {
 }
 
 /// Appends `s` as the shortest MessagePack str (fixstr, str8, str16 or str32), as go-cty
-/// writes every string (the encoder writes values with it too).
-pub(crate) fn write_msgpack_str(s: &str, out: &mut Vec<u8>) {
+/// writes every string.
+fn write_msgpack_str(s: &str, out: &mut Vec<u8>) {
     let n = s.len();
     if n < 32 {
         out.push(0xa0 | n as u8);
