@@ -115,6 +115,7 @@ mod number;
 mod program;
 pub mod schema;
 mod serde;
+mod spare;
 pub mod state;
 pub mod stream;
 mod value;

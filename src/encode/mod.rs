@@ -22,7 +22,6 @@ mod msgpack;
 pub(crate) mod number;
 mod order;
 mod shortest;
-mod spare;
 
 use std::fmt;
 

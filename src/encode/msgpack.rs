@@ -11,11 +11,11 @@
 
 use super::number::{written, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;
-use super::spare::Spare;
 use super::{EncodeError, MAX_NESTING};
 use crate::number::Number;
 use crate::program::key::AttrEntry;
 use crate::program::{Op, OpId, Program, Span};
+use crate::spare::Spare;
 use crate::value::{Refinements, Value};
 
 /// Writes values into a caller's buffer; holds the scratch that sorting map keys needs, so a
@@ -518,19 +518,10 @@ unsafe fn raw_str(spare: &mut Spare<'_>, b: &[u8]) {
     unsafe {
         if n >= 32 {
             spare.block(&[0xd9, n as u8], 2);
-            spare.overlapping::<32>(b);
         } else {
             spare.byte(0xa0 | n as u8);
-            if n >= 16 {
-                spare.overlapping::<16>(b);
-            } else if n >= 8 {
-                spare.overlapping::<8>(b);
-            } else if n >= 4 {
-                spare.overlapping::<4>(b);
-            } else {
-                spare.few(b);
-            }
         }
+        spare.short(b);
     }
 }
 

@@ -66,13 +66,6 @@ impl AttrEntry {
         }
     }
 
-    /// The key quoted, with its colon, when it needs no escape in JSON (`"`, `\\` and control
-    /// characters: serde_json's set, the DUMP's).
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn json_key(&self) -> Option<&str> {
-        (!self.json.is_empty()).then_some(&*self.json)
-    }
-
     /// The key as Go's JSON encoder writes it, quoted and with its colon, when it is the one
     /// the decoder matches (else the caller escapes the name).
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -90,6 +83,14 @@ impl AttrEntry {
         } else {
             Err(&self.bytes)
         }
+    }
+
+    /// The key quoted with its colon (`"name":`; absent when the name needs escaping in JSON) as its 32-byte
+    /// zero-padded block and the number of bytes that count, when it fits in the block.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn json_block(&self) -> Option<(&[u8; WIDE], usize)> {
+        let n = self.json.len();
+        (n != 0 && n <= WIDE).then_some((&self.json_wide, n))
     }
 
     /// Length of the encoded key in bytes.

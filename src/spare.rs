@@ -1,5 +1,5 @@
-//! Unchecked writes into a `Vec<u8>`'s reserved spare capacity, for the MessagePack encoder's
-//! attribute loop: one capacity check per attribute instead of one per byte string written,
+//! Unchecked writes into a `Vec<u8>`'s reserved spare capacity, for the attribute loops of the
+//! MessagePack encoder and the DUMP: one capacity check per attribute instead of one per write,
 //! and the buffer's pointer, length and capacity kept in registers (a byte store through the
 //! `Vec` itself may alias its own length field, so the compiler reloads it after each write).
 //!
@@ -8,7 +8,7 @@
 //! for a write the fast path does not take ([`Spare::with_vec`]).
 
 /// A write cursor over a `Vec<u8>`'s spare capacity.
-pub(super) struct Spare<'v> {
+pub(crate) struct Spare<'v> {
     out: &'v mut Vec<u8>,
     base: *mut u8,
     len: usize,
@@ -18,7 +18,7 @@ pub(super) struct Spare<'v> {
 impl<'v> Spare<'v> {
     /// A cursor at the end of `out`.
     #[inline(always)]
-    pub(super) fn new(out: &'v mut Vec<u8>) -> Spare<'v> {
+    pub(crate) fn new(out: &'v mut Vec<u8>) -> Spare<'v> {
         let (base, len, cap) = (out.as_mut_ptr(), out.len(), out.capacity());
         Spare {
             out,
@@ -30,7 +30,7 @@ impl<'v> Spare<'v> {
 
     /// Makes sure at least `n` bytes of spare capacity follow the cursor.
     #[inline(always)]
-    pub(super) fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize) {
         if self.cap - self.len < n {
             // (A free function of the fields, not a method: the cursor's address never
             // escapes, so its fields stay in registers.)
@@ -57,7 +57,7 @@ impl<'v> Spare<'v> {
     /// Lends the `Vec`, with everything written so far committed, to a writer of its own
     /// (the general path), and continues after what it wrote.
     #[inline(always)]
-    pub(super) fn with_vec<R>(&mut self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    pub(crate) fn with_vec<R>(&mut self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
         self.commit();
         let r = f(self.out);
         self.reload();
@@ -69,7 +69,7 @@ impl<'v> Spare<'v> {
     /// # Safety
     /// At least 1 byte of spare capacity follows the cursor.
     #[inline(always)]
-    pub(super) unsafe fn byte(&mut self, b: u8) {
+    pub(crate) unsafe fn byte(&mut self, b: u8) {
         debug_assert!(self.cap - self.len >= 1);
         // SAFETY: the caller's contract: the byte is within the capacity.
         unsafe { self.base.add(self.len).write(b) };
@@ -82,7 +82,7 @@ impl<'v> Spare<'v> {
     /// # Safety
     /// At least `N` bytes of spare capacity follow the cursor, and `used <= N`.
     #[inline(always)]
-    pub(super) unsafe fn block<const N: usize>(&mut self, block: &[u8; N], used: usize) {
+    pub(crate) unsafe fn block<const N: usize>(&mut self, block: &[u8; N], used: usize) {
         debug_assert!(self.cap - self.len >= N && used <= N);
         // SAFETY: the caller's contract: `N` bytes fit in the capacity; `block` is a
         // distinct allocation (a shared borrow), so the ranges do not overlap.
@@ -101,7 +101,7 @@ impl<'v> Spare<'v> {
     /// # Safety
     /// At least `src.len()` bytes of spare capacity follow the cursor.
     #[inline(always)]
-    pub(super) unsafe fn overlapping<const W: usize>(&mut self, src: &[u8]) {
+    pub(crate) unsafe fn overlapping<const W: usize>(&mut self, src: &[u8]) {
         let n = src.len();
         debug_assert!((W..=2 * W).contains(&n) && self.cap - self.len >= n);
         if let (Some(head), Some(tail)) = (src.first_chunk::<W>(), src.last_chunk::<W>()) {
@@ -121,11 +121,37 @@ impl<'v> Spare<'v> {
     /// # Safety
     /// At least `src.len()` bytes of spare capacity follow the cursor.
     #[inline(always)]
-    pub(super) unsafe fn slice(&mut self, src: &[u8]) {
+    pub(crate) unsafe fn slice(&mut self, src: &[u8]) {
         debug_assert!(self.cap - self.len >= src.len());
         // SAFETY: the caller's contract; `src` is a shared borrow, not the `Vec`'s buffer.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.base.add(self.len), src.len()) };
         self.len += src.len();
+    }
+
+    /// Writes the bytes of `src` (fewer than 64) with fixed-size copies: two overlapping
+    /// copies of 32, 16, 8 or 4 bytes, or one byte at a time under 4 (no call to `memcpy`).
+    ///
+    /// # Safety
+    /// `src` is shorter than 64 bytes and at least `src.len()` bytes of spare capacity
+    /// follow the cursor.
+    #[inline(always)]
+    pub(crate) unsafe fn short(&mut self, src: &[u8]) {
+        let n = src.len();
+        debug_assert!(n < 64);
+        // SAFETY (each branch): `n` bytes written, the caller's contract.
+        unsafe {
+            if n >= 32 {
+                self.overlapping::<32>(src);
+            } else if n >= 16 {
+                self.overlapping::<16>(src);
+            } else if n >= 8 {
+                self.overlapping::<8>(src);
+            } else if n >= 4 {
+                self.overlapping::<4>(src);
+            } else {
+                self.few(src);
+            }
+        }
     }
 
     /// Writes the bytes of `src` (fewer than 4) one at a time.
@@ -133,7 +159,7 @@ impl<'v> Spare<'v> {
     /// # Safety
     /// At least `src.len()` bytes of spare capacity follow the cursor.
     #[inline(always)]
-    pub(super) unsafe fn few(&mut self, src: &[u8]) {
+    pub(crate) unsafe fn few(&mut self, src: &[u8]) {
         for &b in src {
             // SAFETY: the caller's contract covers all of `src`.
             unsafe { self.byte(b) };
