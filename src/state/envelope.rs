@@ -595,7 +595,7 @@ impl<'u> Unit<'u> {
     }
 
     /// A number or null at `v`: its text.
-    fn opt_number(&self, v: usize, ctx: Ctx, key: &str) -> Result<(Option<String>, usize), Stop> {
+    fn opt_number(&self, v: usize, ctx: Ctx, key: &str) -> Result<(Option<&'u str>, usize), Stop> {
         match self.buf.get(v) {
             Some(b'n') => Ok((None, self.literal(v, b"null")?)),
             Some(b'-' | b'0'..=b'9') => {
@@ -603,7 +603,7 @@ impl<'u> Unit<'u> {
                 if end == self.buf.len() && self.more {
                     return Err(Stop::More);
                 }
-                Ok((Some(text.to_string()), end))
+                Ok((Some(text), end))
             }
             _ => {
                 self.skip(v)?;
