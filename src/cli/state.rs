@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use tfwire::schema::ProviderSchemas;
-use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, SchemaSet, StateReader};
+use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
 use super::progress::Progress;
@@ -43,6 +43,9 @@ error found furthest into the attributes is printed.
 Exit status: 0 when no instance failed, 1 when one did, 2 on a usage or schema error or an
 unreadable or invalid state file (reported on stderr after the instances before the fault;
 the other files are still decoded).";
+
+/// The smallest read (and first buffer) of a state file's reader.
+const SMALLEST_READ: usize = 4 << 10;
 
 /// A file at least this large has its instances decoded in parallel (smaller files are
 /// decoded in parallel with each other).
@@ -285,7 +288,18 @@ fn stream_file(
     progress: &Progress,
     sink: &mut dyn FnMut(&str),
 ) -> Result<Totals, String> {
-    let file = progress.reader(std::fs::File::open(path).map_err(|e| e.to_string())?);
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // A small file is read into a buffer of its own size (one byte more, to see its end in
+    // one read) rather than the reader's first 64 KiB, zero-filled for every file.
+    let len = file.metadata().map_or(u64::MAX, |m| m.len());
+    let read_size = usize::try_from(len.saturating_add(1))
+        .unwrap_or(usize::MAX)
+        .clamp(SMALLEST_READ, ReaderOptions::default().read_size);
+    let reader_options = ReaderOptions {
+        read_size,
+        ..ReaderOptions::default()
+    };
+    let file = progress.reader(file);
     let name = json_string(&path.display().to_string());
     let mut totals = Totals::default();
     let start = Instant::now();
@@ -301,7 +315,7 @@ fn stream_file(
     let result = if jobs <= 1 {
         // One thread: the line buffers are reused.
         let (mut text, mut address) = (String::new(), String::new());
-        StateReader::new(file).visit(set, options, |item, outcome| {
+        StateReader::with_options(file, reader_options).visit(set, options, |item, outcome| {
             totals.count(&item, outcome);
             text.clear();
             match args.format {
@@ -312,10 +326,17 @@ fn stream_file(
         })
     } else {
         let init = || (String::new(), Totals::default(), String::new());
-        StateReader::new(file).visit_parallel(set, options, jobs, init, fold, |(text, t, _)| {
-            totals.add(&t);
-            sink(&text);
-        })
+        StateReader::with_options(file, reader_options).visit_parallel(
+            set,
+            options,
+            jobs,
+            init,
+            fold,
+            |(text, t, _)| {
+                totals.add(&t);
+                sink(&text);
+            },
+        )
     };
     totals.time = start.elapsed();
     result.map_err(|e| e.to_string())?;
