@@ -412,3 +412,37 @@ fn decode_stream_prints_a_dump_per_value_and_fails_at_the_end() {
     let out = tfwire(&["decode", "--type", ty, "--framing", "ndjson"], Some(b""));
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A state read from a pipe (no length to size the reader by) gives the same lines as the
+/// same state read from its file.
+#[cfg(target_os = "linux")]
+#[test]
+fn state_from_a_pipe_equals_state_from_its_file() {
+    let schemas = "tests/data/states/toy.schemas.json";
+    let file = "tests/data/states/toy.tfstate";
+    let bytes = std::fs::read(file).expect("the toy state");
+    let from_file = tfwire(
+        &["state", "--format", "ndjson", "--schemas", schemas, file],
+        None,
+    );
+    let from_pipe = tfwire(
+        &[
+            "state",
+            "--format",
+            "ndjson",
+            "--schemas",
+            schemas,
+            "/dev/stdin",
+        ],
+        Some(&bytes),
+    );
+    let lines = text(&from_file.stdout);
+    assert!(lines.lines().count() >= 4, "{lines}");
+    assert_eq!(
+        (from_pipe.status.code(), text(&from_pipe.stdout)),
+        (
+            from_file.status.code(),
+            lines.replace(&format!("\"file\":\"{file}\""), "\"file\":\"/dev/stdin\"")
+        )
+    );
+}

@@ -289,9 +289,13 @@ fn stream_file(
     sink: &mut dyn FnMut(&str),
 ) -> Result<Totals, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    // A small file is read into a buffer of its own size (one byte more, to see its end in
-    // one read) rather than the reader's first 64 KiB, zero-filled for every file.
-    let len = file.metadata().map_or(u64::MAX, |m| m.len());
+    // A small regular file is read into a buffer of its own size (one byte more, to see its
+    // end in one read) rather than the reader's first 64 KiB, zero-filled for every file. A
+    // pipe or a device (no length) keeps the reader's default reads.
+    let len = match file.metadata() {
+        Ok(m) if m.is_file() => m.len(),
+        _ => u64::MAX,
+    };
     let read_size = usize::try_from(len.saturating_add(1))
         .unwrap_or(usize::MAX)
         .clamp(SMALLEST_READ, ReaderOptions::default().read_size);
