@@ -1,7 +1,8 @@
 //! Unchecked writes into a `Vec<u8>`'s reserved spare capacity, for the attribute loops of the
-//! MessagePack encoder and the DUMP: one capacity check per attribute instead of one per write,
-//! and the buffer's pointer, length and capacity kept in registers (a byte store through the
-//! `Vec` itself may alias its own length field, so the compiler reloads it after each write).
+//! MessagePack encoder and the DUMP, and for MessagePack strings: one capacity check per
+//! attribute (or string) instead of one per write, and the buffer's pointer, length and
+//! capacity kept in registers (a byte store through the `Vec` itself may alias its own length
+//! field, so the compiler reloads it after each write).
 //!
 //! [`Spare`] owns the `Vec` borrow while it is open; the length it has written is committed
 //! when it is dropped (an error returned with `?` included) or before the `Vec` is lent out

@@ -13,7 +13,7 @@ use super::number::{written, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;
 use super::{EncodeError, MAX_NESTING};
 use crate::number::Number;
-use crate::program::key::AttrEntry;
+use crate::program::key::{write_msgpack_str, AttrEntry};
 use crate::program::{Op, OpId, Program, Span};
 use crate::spare::Spare;
 use crate::value::{Refinements, Value};
@@ -483,23 +483,7 @@ fn str(s: &str, out: &mut Vec<u8>) {
         // SAFETY: a string under 64 bytes takes at most `SHORT_VALUE`, reserved above.
         unsafe { raw_str(&mut spare, b) }
     } else {
-        let mut spare = Spare::new(out);
-        spare.reserve(b.len().saturating_add(5));
-        // SAFETY: a header of at most 5 bytes and the string's, reserved above.
-        unsafe {
-            match u16::try_from(b.len()) {
-                Ok(n) if n <= 0xff => spare.block(&[0xd9, n as u8], 2),
-                Ok(n) => {
-                    spare.byte(0xda);
-                    spare.block(&n.to_be_bytes(), 2);
-                }
-                Err(_) => {
-                    spare.byte(0xdb);
-                    spare.block(&(b.len() as u32).to_be_bytes(), 4);
-                }
-            }
-            spare.slice(b);
-        }
+        write_msgpack_str(s, out);
     }
 }
 

@@ -7,6 +7,7 @@
 
 use crate::bytes::{eq_mask, first, BLOCK as WIDE};
 use crate::program::{Op, OpId};
+use crate::spare::Spare;
 
 /// The dispatch entry of one object attribute (upb-style): its op and instruction, and its
 /// key pre-encoded as MessagePack, the first 32 bytes zero-padded with a bit mask of the bytes
@@ -85,8 +86,9 @@ impl AttrEntry {
         }
     }
 
-    /// The key quoted with its colon (`"name":`; absent when the name needs escaping in JSON) as its 32-byte
-    /// zero-padded block and the number of bytes that count, when it fits in the block.
+    /// The key quoted with its colon (`"name":`) as its 32-byte zero-padded block and the
+    /// number of bytes that count, when it fits in the block and the name needs no escape
+    /// in JSON (serde_json's set, the DUMP's).
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn json_block(&self) -> Option<(&[u8; WIDE], usize)> {
         let n = self.json.len();
@@ -194,21 +196,26 @@ fn msgpack_key(name: &str) -> Box<[u8]> {
 }
 
 /// Appends `s` as the shortest MessagePack str (fixstr, str8, str16 or str32), as go-cty
-/// writes every string.
-fn write_msgpack_str(s: &str, out: &mut Vec<u8>) {
+/// writes every string (the encoder writes strings of 64 bytes and more with it).
+pub(crate) fn write_msgpack_str(s: &str, out: &mut Vec<u8>) {
     let n = s.len();
-    if n < 32 {
-        out.push(0xa0 | n as u8);
-    } else if n <= 0xff {
-        out.extend_from_slice(&[0xd9, n as u8]);
-    } else if n <= 0xffff {
-        out.push(0xda);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else {
-        out.push(0xdb);
-        out.extend_from_slice(&(n as u32).to_be_bytes());
+    let mut spare = Spare::new(out);
+    spare.reserve(n.saturating_add(5));
+    // SAFETY: a header of at most 5 bytes and the string's bytes, reserved above.
+    unsafe {
+        if n < 32 {
+            spare.byte(0xa0 | n as u8);
+        } else if n <= 0xff {
+            spare.block(&[0xd9, n as u8], 2);
+        } else if n <= 0xffff {
+            spare.byte(0xda);
+            spare.block(&(n as u16).to_be_bytes(), 2);
+        } else {
+            spare.byte(0xdb);
+            spare.block(&(n as u32).to_be_bytes(), 4);
+        }
+        spare.slice(s.as_bytes());
     }
-    out.extend_from_slice(s.as_bytes());
 }
 
 #[cfg(test)]
