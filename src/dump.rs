@@ -101,20 +101,20 @@ fn object_attrs(out: &mut String, program: &Program, object: Object<'_>) {
     for ((name, entry), v) in names.iter().zip(entries).zip(object.attrs()) {
         spare.reserve(ATTR_ROOM);
         // SAFETY: `ATTR_ROOM` holds the lead byte, a 32-byte key block and a short value.
-        unsafe {
-            spare.byte(lead);
-            match entry.json_block() {
-                Some((block, used)) => spare.block(block, used),
-                None => {
-                    drop(spare);
-                    string(out, name);
-                    out.push(':');
-                    spare = Spare::new(out.as_mut_vec());
-                    spare.reserve(ATTR_ROOM);
-                }
+        unsafe { spare.byte(lead) };
+        lead = b',';
+        match entry.json_block() {
+            // SAFETY: as above.
+            Some((block, used)) => unsafe { spare.block(block, used) },
+            None => {
+                drop(spare);
+                string(out, name);
+                out.push(':');
+                // SAFETY: as for the first cursor.
+                spare = Spare::new(unsafe { out.as_mut_vec() });
+                spare.reserve(ATTR_ROOM);
             }
         }
-        lead = b',';
         // SAFETY: at least `ATTR_ROOM - 33 = SHORT_VALUE` bytes are left for the value.
         if unsafe { short_value(&mut spare, v) } {
             continue;
