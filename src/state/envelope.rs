@@ -6,6 +6,7 @@
 
 use bumpalo::Bump;
 
+use super::keys;
 use super::schemas::Prefix;
 use super::{
     provider_address, Attributes, IndexKey, Instance, InstanceRef, Mode, Outcome, Resource,
@@ -567,7 +568,10 @@ impl<'u> Unit<'u> {
 
     /// A key at `i` and its colon: the key and the position of its value.
     fn key(&self, i: usize) -> Result<(&'u str, usize), Stop> {
-        let (k, v) = tokens::key(self.buf, i, self.scratch).map_err(|e| self.settle(&e, i))?;
+        let (k, v) = match keys::known_key(self.buf, i) {
+            Some(known) => known,
+            None => tokens::key(self.buf, i, self.scratch).map_err(|e| self.settle(&e, i))?,
+        };
         let v = tokens::ws(self.buf, v);
         match self.buf.get(v) {
             None => Err(self.eof(v)),

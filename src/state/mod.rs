@@ -60,6 +60,7 @@
 
 mod batch;
 mod envelope;
+mod keys;
 mod reader;
 mod schemas;
 
