@@ -584,8 +584,12 @@ impl<'u> Unit<'u> {
         match self.buf.get(v) {
             Some(b'n') => Ok((None, self.literal(v, b"null")?)),
             Some(b'"') => {
-                let (s, end) =
-                    tokens::string(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?;
+                let (s, end) = match tokens::plain_string(self.buf, v) {
+                    Some(plain) => plain,
+                    None => {
+                        tokens::string(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?
+                    }
+                };
                 Ok((Some(s), end))
             }
             _ => {
@@ -626,6 +630,9 @@ impl<'u> Unit<'u> {
 
     /// Skips the value at `v` (validating it).
     fn skip(&self, v: usize) -> Result<usize, Stop> {
+        if let Some((_, end)) = tokens::plain_string(self.buf, v) {
+            return Ok(end);
+        }
         let end = tokens::skip(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?;
         self.not_at_end(end)
     }

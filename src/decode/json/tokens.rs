@@ -15,6 +15,7 @@ use super::number::number as number_at;
 use super::scan::{self, colon, expected, unexpected};
 use super::skip::skip as skip_validating;
 use super::string::{scan_string, string_body};
+use crate::bytes::{byte_mask, json_escape_mask, non_ascii_mask, BLOCK};
 use crate::decode::common::Pending;
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::MAX_DEPTH;
@@ -39,6 +40,30 @@ pub(crate) fn string<'a>(
     let (end, flags) = scan_string(buf, start, at).map_err(Pending::into_error)?;
     let s = string_body(buf, start, end, flags, bump).map_err(Pending::into_error)?;
     Ok((s, end.wrapping_add(1)))
+}
+
+/// The string whose opening quote is at `at` when it is short, ASCII and free of escapes
+/// (and of `<`, `>`, `&`: the bytes Go escapes): one 32-byte block holds it and its closing
+/// quote. The string and the position after that quote; `None` for any other string, or
+/// fewer than 32 bytes after the quote (read those with [`string`], which reads these the
+/// same).
+#[inline]
+pub(crate) fn plain_string(buf: &[u8], at: usize) -> Option<(&str, usize)> {
+    let start = at.wrapping_add(1);
+    let block = buf.get(start..)?.first_chunk::<BLOCK>()?;
+    let quote = byte_mask(block, b'"');
+    // Quotes, backslashes, control bytes, Go's escaped bytes, and every byte not ASCII.
+    let stop = json_escape_mask(block) | non_ascii_mask(block);
+    if buf.get(at) != Some(&b'"') || quote == 0 || stop.trailing_zeros() != quote.trailing_zeros() {
+        return None;
+    }
+    let len = quote.trailing_zeros() as usize;
+    let body = block.get(..len)?;
+    debug_assert!(body.is_ascii());
+    // SAFETY: every byte of `body` is ASCII: `non_ascii_mask` marks none before the quote.
+    let s = unsafe { std::str::from_utf8_unchecked(body) };
+    // `start + len + 1`: inside the block just read.
+    Some((s, start.wrapping_add(len).wrapping_add(1)))
 }
 
 /// An object key at `at` (whitespace allowed before it) and its colon: the key and the
@@ -108,6 +133,49 @@ mod tests {
         assert_eq!(skip(br#"[1,{"x":null}] "#, 0, &bump).unwrap(), 14);
         let e = skip(b"[1,}", 0, &bump).unwrap_err();
         assert_eq!((e.kind(), e.offset()), (ErrorKind::Syntax, 3));
+    }
+
+    #[test]
+    fn plain_strings_read_as_strings_read() {
+        let bump = Bump::new();
+        let pieces: [&[u8]; 9] = [
+            b"a",
+            b"Z9_-.",
+            b" ",
+            b"\\\"",
+            b"<",
+            b"\xc3\xa9",
+            b"\x01",
+            b"\"",
+            b"\\n",
+        ];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut taken = 0;
+        for _ in 0..20_000 {
+            let mut text = b"\"".to_vec();
+            while text.len() < 40 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mostly plain bytes, now and then one of the others.
+                let k = (x % 40) as usize;
+                text.extend_from_slice(pieces[if k < 32 { k % 3 } else { k - 31 }]);
+            }
+            if let Some(fast) = plain_string(&text, 0) {
+                taken += 1;
+                assert_eq!(Some(fast), string(&text, 0, &bump).ok(), "{text:?}");
+            }
+        }
+        assert!(taken > 1_000, "{taken}");
+        let text = br#""managed",                                "#;
+        assert_eq!(plain_string(text, 0), Some(("managed", 9)));
+        // Not a quote at `at`; too few bytes after it; an escape before the quote.
+        assert_eq!(plain_string(text, 1), None);
+        assert_eq!(plain_string(br#""managed""#, 0), None);
+        assert_eq!(
+            plain_string(br#""a\"b",                              "#, 0),
+            None
+        );
     }
 
     #[test]
