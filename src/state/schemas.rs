@@ -2,7 +2,7 @@
 //! use, and the decode of one instance's attributes against its candidate schemas (the rules
 //! are in the [module docs](super)).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use bumpalo::Bump;
@@ -18,8 +18,9 @@ use crate::value::Value;
 /// `Send + Sync`: share one set across threads.
 #[derive(Debug, Default)]
 pub struct SchemaSet {
-    /// By type name: managed (0) and data (1) entries, in load order.
-    types: HashMap<String, [Vec<Entry>; 2]>,
+    /// By type name: managed (0) and data (1) entries, in load order. (Fx hashing: one lookup
+    /// per instance; the keys come from the schema documents, a state's names only look up.)
+    types: FxHashMap<String, [Vec<Entry>; 2]>,
     documents: usize,
 }
 
