@@ -225,7 +225,9 @@ impl<'u> Unit<'u> {
     }
 
     /// Before an element of a container: `None` when `close` ends it (at `i`), else the
-    /// position of the element (after the `,` unless `first`).
+    /// position of the element (after the `,` unless `first`). (Inlined: it runs once per
+    /// key and element, and its result is large.)
+    #[inline(always)]
     fn separator(&self, i: usize, c: u8, first: bool, close: u8) -> Result<Option<usize>, Stop> {
         if c == close {
             return Ok(None);
@@ -566,7 +568,9 @@ impl<'u> Unit<'u> {
         }
     }
 
-    /// A key at `i` and its colon: the key and the position of its value.
+    /// A key at `i` and its colon: the key and the position of its value. (Inlined, as
+    /// [`Unit::separator`].)
+    #[inline(always)]
     fn key(&self, i: usize) -> Result<(&'u str, usize), Stop> {
         let (k, v) = match keys::known_key(self.buf, i) {
             Some(known) => known,
@@ -579,7 +583,8 @@ impl<'u> Unit<'u> {
         }
     }
 
-    /// A string or null at `v`.
+    /// A string or null at `v`. (Inlined, as [`Unit::separator`].)
+    #[inline(always)]
     fn opt_string(&self, v: usize, ctx: Ctx, key: &str) -> Result<(Option<&'u str>, usize), Stop> {
         match self.buf.get(v) {
             Some(b'n') => Ok((None, self.literal(v, b"null")?)),
@@ -628,7 +633,8 @@ impl<'u> Unit<'u> {
         self.not_at_end(end)
     }
 
-    /// Skips the value at `v` (validating it).
+    /// Skips the value at `v` (validating it). (Inlined, as [`Unit::separator`].)
+    #[inline(always)]
     fn skip(&self, v: usize) -> Result<usize, Stop> {
         if let Some((_, end)) = tokens::plain_string(self.buf, v) {
             return Ok(end);
