@@ -215,15 +215,31 @@ pub fn write_string(out: &mut String, s: &str) {
     string(out, s)
 }
 
+/// `s` quoted and escaped; one capacity check and fixed-size copies when it has nothing to
+/// escape and is short (a name, an identifier).
 fn string(out: &mut String, s: &str) {
-    out.push('"');
-    let special = first_special(s.as_bytes());
-    if special < s.len() {
+    let bytes = s.as_bytes();
+    let special = first_special(bytes);
+    if special < bytes.len() {
+        out.push('"');
         escape_into(out, s, special);
-    } else {
-        out.push_str(s);
+        out.push('"');
+        return;
     }
-    out.push('"');
+    // SAFETY: the bytes written are `s`'s, whole, and two quotes: UTF-8.
+    let mut spare = Spare::new(unsafe { out.as_mut_vec() });
+    spare.reserve(bytes.len().max(SHORT_VALUE) + 2);
+    // SAFETY: room for the quotes and the bytes was reserved just above; `short` takes fewer
+    // than 64 bytes.
+    unsafe {
+        spare.byte(b'"');
+        if bytes.len() < 64 {
+            spare.short(bytes);
+        } else {
+            spare.slice(bytes);
+        }
+        spare.byte(b'"');
+    }
 }
 
 /// Whether the DUMP escapes `b`.
