@@ -146,13 +146,23 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     // Small files in windows of a few per worker, decoded in parallel and printed in order;
     // a large file (or every file, with one job) streamed, its instances decoded on every
     // worker and printed as they come.
-    let sizes: Vec<u64> = args
-        .states
-        .iter()
-        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
-        .collect();
-    let large = |i: usize| jobs <= 1 || sizes.get(i).is_some_and(|&n| n >= LARGE_FILE);
-    let progress = Progress::new(args.states.len(), sizes.iter().sum());
+    // Each file's length when it is a regular file (a pipe or a device has none), looked up
+    // on the workers: thousands of files cost thousands of `stat` calls.
+    let lengths: Vec<Option<u64>> = pool.install(|| {
+        use rayon::prelude::*;
+        args.states
+            .par_iter()
+            .map(|p| {
+                std::fs::metadata(p)
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len())
+            })
+            .collect()
+    });
+    let size = |i: usize| lengths.get(i).copied().flatten().unwrap_or(0);
+    let large = |i: usize| jobs <= 1 || size(i) >= LARGE_FILE;
+    let progress = Progress::new(args.states.len(), (0..lengths.len()).map(size).sum());
     let mut next = 0;
     while let Some(path) = args.states.get(next) {
         if large(next) {
@@ -161,7 +171,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                 out.line(&format!("# {}", path.display()))?;
             }
             let mut failed = None;
-            let result = stream_file(path, &set, &options, &args, jobs, &progress, &mut |text| {
+            let length = lengths.get(next - 1).copied().flatten();
+            let file = (path.as_path(), length);
+            let result = stream_file(file, &set, &options, &args, jobs, &progress, &mut |text| {
                 if let Err(e) = out.text(text) {
                     failed.get_or_insert(e);
                 }
@@ -187,7 +199,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             && bytes < WINDOW_BYTES
             && !large(next)
         {
-            bytes += sizes.get(next).copied().unwrap_or(0);
+            bytes += size(next);
             next += 1;
         }
         let paths = args.states.get(start..next).unwrap_or_default();
@@ -195,7 +207,10 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             use rayon::prelude::*;
             paths
                 .par_iter()
-                .map(|path| decode_file(path, &set, &options, &args, &progress))
+                .zip(lengths.get(start..next).unwrap_or_default())
+                .map(|(path, &length)| {
+                    decode_file((path, length), &set, &options, &args, &progress)
+                })
                 .collect()
         });
         for (path, result) in paths.iter().zip(results) {
@@ -234,6 +249,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         out.line(&summary)?;
     }
     out.flush()?;
+    // The schemas (tens of MB of small allocations) are not freed one by one on the way out:
+    // the process's exit releases them at once.
+    std::mem::forget(set);
     if bad_files > 0 {
         let s = if bad_files == 1 { "" } else { "s" };
         return Err(Failure::Usage(format!(
@@ -276,11 +294,12 @@ impl Totals {
     }
 }
 
-/// Reads one state file with the incremental reader, its instances decoded on `jobs`
-/// threads, writing each instance's output to `sink` in file order as it comes (`sink` gets
-/// whole lines); its totals, or why the file could not be read.
+/// Reads one state file (its path, and its length when it is a regular file) with the
+/// incremental reader, its instances decoded on `jobs` threads, writing each instance's
+/// output to `sink` in file order as it comes (`sink` gets whole lines); its totals, or why
+/// the file could not be read.
 fn stream_file(
-    path: &std::path::Path,
+    (path, length): (&std::path::Path, Option<u64>),
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
@@ -292,10 +311,7 @@ fn stream_file(
     // A small regular file is read into a buffer of its own size (one byte more, to see its
     // end in one read) rather than the reader's first 64 KiB, zero-filled for every file. A
     // pipe or a device (no length) keeps the reader's default reads.
-    let len = match file.metadata() {
-        Ok(m) if m.is_file() => m.len(),
-        _ => u64::MAX,
-    };
+    let len = length.unwrap_or(u64::MAX);
     let read_size = usize::try_from(len.saturating_add(1))
         .unwrap_or(usize::MAX)
         .clamp(SMALLEST_READ, ReaderOptions::default().read_size);
@@ -349,16 +365,22 @@ fn stream_file(
 
 /// Reads one state file, keeping its output (for files decoded in parallel).
 fn decode_file(
-    path: &std::path::Path,
+    (path, length): (&std::path::Path, Option<u64>),
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
     progress: &Progress,
 ) -> FileResult {
     let mut out = String::new();
-    match stream_file(path, set, options, args, 1, progress, &mut |text| {
-        out.push_str(text)
-    }) {
+    match stream_file(
+        (path, length),
+        set,
+        options,
+        args,
+        1,
+        progress,
+        &mut |text| out.push_str(text),
+    ) {
         Ok(totals) => Ok((out, totals)),
         Err(e) => Err((out, e)),
     }
