@@ -204,6 +204,23 @@ fn key_orders_other_than_terraforms() {
         both(&repeated).1.unwrap_err(),
         r#"resources[0]: "name" repeated after "instances""#
     );
+    // `module` only after the instances: a root module agrees with the addresses they went
+    // out with (as `StateFile::parse` reads it); a module does not (found by `state_chunks`).
+    for (module, ok) in [("null", true), (r#""""#, true), (r#""module.m""#, false)] {
+        let late = format!(
+            r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a",
+            "provider":"{PROVIDER}","instances":[{{"attributes":{{"id":"x"}}}}],"module":{module}}}]}}"#
+        );
+        let (want, got) = both(&late);
+        if ok {
+            assert_eq!(got, want, "{module}");
+        } else {
+            assert_eq!(
+                got.unwrap_err(),
+                r#"resources[0]: "module" after "instances" (the instances were handed out without it)"#
+            );
+        }
+    }
 }
 
 /// More provider references than the reader keeps addresses for (32), each coming back after

@@ -16,9 +16,10 @@
 //! resource lists `instances` before those keys (`jq -S` sorts them so), the whole resource
 //! becomes the unit: memory is then bounded by the largest resource. A `version` that comes
 //! after `resources` is checked when it comes (the instances before it have been handed out).
-//! A resource key other than `instances` repeated after them, and a second `resources`, are
-//! errors (the instances have been decoded and handed out); other repeated keys: the last
-//! wins, as in [`StateFile::parse`](super::StateFile::parse).
+//! A resource key other than `instances` repeated after them, a `module` naming a module
+//! that comes only after them, and a second `resources`, are errors (the instances have been
+//! decoded and handed out); other repeated keys: the last wins, as in
+//! [`StateFile::parse`](super::StateFile::parse).
 
 use std::io::{self, Read};
 
