@@ -10,6 +10,8 @@
 //!   inputs) nothing else;
 //! - for the `*_fixed` targets: the real example value, and values generated for each
 //!   embedded schema by the reference generator and encoders;
+//! - for `state_chunks`: the toy state and the Terraform-shaped states of
+//!   `fuzz/seeds/state_chunks/`, each behind two chunk-size bytes;
 //! - for `roundtrip`: PRNG bytes.
 
 #[path = "../../../tests/reference/mod.rs"]
@@ -157,6 +159,19 @@ fn main() {
                 let mut js = vec![(k as u8) << 5];
                 js.extend(encode::json(&mut rng, &t, &plan));
                 out.put("json_fixed", &format!("gen-{k}-{j}"), &js);
+            }
+        }
+    }
+    // State files for `state_chunks` (`[a][b]` then the file): the toy state and states
+    // written as Terraform writes them for the fuzz schema (`fuzz/seeds/state_chunks/`).
+    let mut states = vec![repo.join("tests/data/states/toy.tfstate")];
+    states.extend(sorted(&repo.join("fuzz/seeds/state_chunks")));
+    for (k, p) in states.iter().enumerate() {
+        if let Some(text) = read(p) {
+            for (a, b) in [(0u8, 255u8), (7, 3)] {
+                let mut bytes = vec![a, b];
+                bytes.extend_from_slice(&text);
+                out.put("state_chunks", &format!("state-{k}-{a}"), &bytes);
             }
         }
     }
