@@ -467,9 +467,7 @@ mod tests {
             for _ in 0..20 {
                 let mut s = String::new();
                 while s.len() < len {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    crate::test_rng::next(&mut x);
                     s.push_str(pieces[(x % pieces.len() as u64) as usize]);
                 }
                 let mut out = String::from("before ");

@@ -118,6 +118,8 @@ mod serde;
 mod spare;
 pub mod state;
 pub mod stream;
+#[cfg(test)]
+mod test_rng;
 mod value;
 
 pub use crate::serde::{

@@ -277,9 +277,7 @@ mod tests {
             for _ in 0..50 {
                 let text: Vec<u8> = (0..len)
                     .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
+                        crate::test_rng::next(&mut x);
                         b'0' + (x % 10) as u8
                     })
                     .collect();
@@ -304,9 +302,7 @@ mod tests {
             let len = round % 40;
             // Mostly digits, with a sign, a point and stops now and then.
             for k in 0..len {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                crate::test_rng::next(&mut x);
                 let pick = (x % 64) as usize;
                 let c = if k == 0 && pick < 8 {
                     b'-'

@@ -285,9 +285,7 @@ mod tests {
             for _ in 0..30 {
                 let mut text = Vec::new();
                 while text.len() < len {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    crate::test_rng::next(&mut x);
                     // Mostly whitespace, now and then another byte; every other text mostly
                     // spaces (an indented document's runs).
                     let k = (x % 50) as usize;
@@ -315,9 +313,7 @@ mod tests {
             for _ in 0..20 {
                 let mut text = Vec::new();
                 while text.len() < len {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    crate::test_rng::next(&mut x);
                     // Mostly elements and commas, now and then a stop byte.
                     let k = (x % 40) as usize;
                     text.extend_from_slice(pieces[if k < 36 { k % 5 } else { k - 31 }]);

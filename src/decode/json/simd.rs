@@ -319,9 +319,7 @@ mod tests {
         for len in 0..300 {
             let mut s = Vec::new();
             for _ in 0..len % 97 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                crate::test_rng::next(&mut x);
                 // Mostly plain bytes, so strings get long.
                 let k = (x % 40) as usize;
                 s.extend_from_slice(pieces[if k < 10 { k } else { 0 }]);

@@ -154,9 +154,7 @@ mod tests {
         for _ in 0..20_000 {
             let mut text = b"\"".to_vec();
             while text.len() < 40 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                crate::test_rng::next(&mut x);
                 // Mostly plain bytes, now and then one of the others.
                 let k = (x % 40) as usize;
                 text.extend_from_slice(pieces[if k < 32 { k % 3 } else { k - 31 }]);
