@@ -221,6 +221,15 @@ fn key_orders_other_than_terraforms() {
             );
         }
     }
+    // A `module` both before and after the instances is a repeat, as for the other keys.
+    let twice = format!(
+        r#"{{"version":4,"resources":[{{"module":"module.m","mode":"managed","type":"null_resource",
+        "name":"a","provider":"{PROVIDER}","instances":[],"module":"module.m"}}]}}"#
+    );
+    assert_eq!(
+        both(&twice).1.unwrap_err(),
+        r#"resources[0]: "module" repeated after "instances""#
+    );
 }
 
 /// More provider references than the reader keeps addresses for (32), each coming back after

@@ -160,19 +160,19 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             })
             .collect()
     });
-    let size = |i: usize| lengths.get(i).copied().flatten().unwrap_or(0);
+    let length = |i: usize| lengths.get(i).copied().flatten();
+    let size = |i: usize| length(i).unwrap_or(0);
     let large = |i: usize| jobs <= 1 || size(i) >= LARGE_FILE;
-    let progress = Progress::new(args.states.len(), (0..lengths.len()).map(size).sum());
+    let progress = Progress::new(args.states.len(), lengths.iter().flatten().sum());
     let mut next = 0;
     while let Some(path) = args.states.get(next) {
         if large(next) {
+            let file = (path.as_path(), length(next));
             next += 1;
             if several && args.format == OutputFormat::Text {
                 out.line(&format!("# {}", path.display()))?;
             }
             let mut failed = None;
-            let length = lengths.get(next - 1).copied().flatten();
-            let file = (path.as_path(), length);
             let result = stream_file(file, &set, &options, &args, jobs, &progress, &mut |text| {
                 if let Err(e) = out.text(text) {
                     failed.get_or_insert(e);

@@ -211,18 +211,21 @@ impl<'u> Unit<'u> {
                 };
                 let ctx = Ctx::Resource(walk.resource_index);
                 let (k, v) = self.key(i)?;
-                if k == "module" {
+                if k == "module" && walk.resource.module.is_none() {
                     // The instances went out in the root module: a root `module` (null or
                     // empty) agrees with them, any other does not.
                     let (module, end) = self.opt_string(v, ctx, k)?;
-                    if walk.resource.module.is_none() && module.is_none_or(str::is_empty) {
+                    if module.is_none_or(str::is_empty) {
                         return Ok(end);
                     }
                     let msg =
                         "\"module\" after \"instances\" (the instances were handed out without it)";
                     return Err(Stop::Fail(err(ctx, msg)));
                 }
-                if matches!(k, "mode" | "type" | "name" | "provider" | "instances") {
+                if matches!(
+                    k,
+                    "mode" | "type" | "name" | "provider" | "module" | "instances"
+                ) {
                     let msg = format!("{k:?} repeated after \"instances\"");
                     return Err(Stop::Fail(err(ctx, msg)));
                 }

@@ -49,12 +49,16 @@ pub(crate) fn string<'a>(
 /// same).
 #[inline]
 pub(crate) fn plain_string(buf: &[u8], at: usize) -> Option<(&str, usize)> {
+    // (Callers try it on any value: one byte tells a string before the block is classified.)
+    if buf.get(at) != Some(&b'"') {
+        return None;
+    }
     let start = at.wrapping_add(1);
     let block = buf.get(start..)?.first_chunk::<BLOCK>()?;
     let quote = byte_mask(block, b'"');
     // Quotes, backslashes, control bytes, Go's escaped bytes, and every byte not ASCII.
     let stop = json_escape_mask(block) | non_ascii_mask(block);
-    if buf.get(at) != Some(&b'"') || quote == 0 || stop.trailing_zeros() != quote.trailing_zeros() {
+    if quote == 0 || stop.trailing_zeros() != quote.trailing_zeros() {
         return None;
     }
     let len = quote.trailing_zeros() as usize;
