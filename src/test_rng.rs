@@ -1,0 +1,10 @@
+//! The unit tests' pseudo-random inputs: xorshift64 from a fixed seed per test, so every run
+//! checks the same inputs.
+
+/// Steps the xorshift64 state `x` (shifts 13, 7, 17) and returns the new value.
+pub(crate) fn next(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
