@@ -41,6 +41,10 @@ pub enum ErrorKind {
     TrailingBytes,
     /// A resource limit was exceeded (see [`crate::Limits`]).
     Limit,
+    /// The schema for the value does not load: a providers-schema document added with
+    /// [`SchemaSet::add_json_deferred`](crate::state::SchemaSet::add_json_deferred) whose
+    /// schema for this type is malformed (found when an instance of the type first needed it).
+    Schema,
 }
 
 impl ErrorKind {
@@ -64,6 +68,7 @@ impl ErrorKind {
             ErrorKind::ItemCount => "item_count",
             ErrorKind::TrailingBytes => "trailing_bytes",
             ErrorKind::Limit => "limit",
+            ErrorKind::Schema => "schema",
         }
     }
 

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use tfwire::schema::ProviderSchemas;
 use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
@@ -60,6 +59,8 @@ const WINDOW_BYTES: u64 = 64 << 20;
 #[command(after_help = HELP)]
 pub struct StateArgs {
     /// A providers-schema document (`terraform providers schema -json`); repeat for several.
+    /// Each resource schema is parsed when a state first uses its type: a malformed one
+    /// fails the instances it is a candidate for (error kind `schema`).
     #[arg(long = "schemas", value_name = "DOC.json", required = true)]
     schemas: Vec<PathBuf>,
     /// Skip object attributes the schema does not have (schema drift) instead of failing.
@@ -117,7 +118,8 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         .num_threads(jobs)
         .build()
         .map_err(|e| Failure::Usage(format!("--jobs: {e}")))?;
-    // The documents are parsed in parallel (they can be tens of MB), then added in order.
+    // The documents (they can be tens of MB) are read and outlined in parallel, then added
+    // in order; each schema is parsed when an instance of its type first needs it.
     let docs: Vec<_> = pool.install(|| {
         use rayon::prelude::*;
         args.schemas
@@ -125,13 +127,15 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             .map(|path| {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-                ProviderSchemas::parse(&text)
-                    .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+                let mut one = SchemaSet::new();
+                one.add_json_deferred(text)
+                    .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+                Ok(one)
             })
             .collect()
     });
     for doc in docs {
-        set.add(doc?);
+        set.append(doc?);
     }
     let options = DecodeOptions {
         skip_unknown_attributes: args.skip_unknown_attrs,

@@ -459,6 +459,27 @@ fn schema_map(
     Ok(out)
 }
 
+/// One schema object of a providers-schema document read alone, for a deferred load
+/// (`crate::state::SchemaSet::add_json_deferred`): `text` is the object, found under
+/// `provider` as `label` (`resource`, `data source`, `provider config`) `name`; errors read
+/// as the whole document's parse words them.
+pub(crate) fn schema_in_document(
+    text: &str,
+    provider: &str,
+    label: &'static str,
+    name: Option<&str>,
+) -> Result<Schema, SchemaError> {
+    let json: Json<'_> = serde_json::from_str(text)
+        .map_err(|e| SchemaError::new(format!("schema is not valid JSON: {e}")))?;
+    let root = &Path::ROOT;
+    let at_provider = root.push("provider", Some(provider));
+    let path = at_provider.push(label, name);
+    match &json {
+        Json::Object(obj) => schema(obj, &path),
+        other => Err(expected(&path, "", "an object", other)),
+    }
+}
+
 /// `{"version":n,"block":{…}}`.
 fn schema(obj: &Map<'_>, path: &Path<'_>) -> Result<Schema, SchemaError> {
     let version = match obj.get("version") {

@@ -7,6 +7,7 @@ mod json_tree;
 mod load;
 mod types;
 
+pub(crate) use load::schema_in_document;
 pub use load::{ProviderSchema, ProviderSchemas, Schema, SchemaSelector, SchemaSource};
 pub(crate) use types::write_json_string;
 pub use types::{ObjectType, Type, MAX_TYPE_DEPTH};

@@ -4,7 +4,8 @@
 //! `attributes` as a borrowed [`RawValue`], so its bytes go straight to
 //! [`Program::decode_json`] (zero copy). A [`SchemaSet`] holds one or more
 //! providers-schema documents and compiles each (document, provider, mode, type) into a
-//! [`Program`] lazily, once, on first use: every instance of a type shares it.
+//! [`Program`] lazily, once, on first use: every instance of a type shares it. A document
+//! added with [`SchemaSet::add_json_deferred`] also has each schema parsed on first use.
 //!
 //! Rules:
 //! - **Provider.** A resource's `provider` (`provider["registry.terraform.io/hashicorp/aws"]`,
@@ -61,6 +62,7 @@
 mod batch;
 mod envelope;
 mod keys;
+mod outline;
 mod reader;
 mod schemas;
 

@@ -3,15 +3,17 @@
 //! are in the [module docs](super)).
 
 use rustc_hash::FxHashMap;
-use std::sync::OnceLock;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use bumpalo::Bump;
 
+use super::outline::outline;
 use super::{last_segment, normalize_provider, InstanceRef, Mode, Resource, StateFile};
 use crate::decode::json::tokens;
-use crate::error::{DecodeError, SchemaError};
+use crate::error::{DecodeError, ErrorKind, SchemaError};
 use crate::program::{DecodeOptions, Program};
-use crate::schema::{ProviderSchemas, Schema};
+use crate::schema::{schema_in_document, ProviderSchemas, Schema};
 use crate::value::Value;
 
 /// The schemas of several providers-schema documents, each compiled on first use and cached.
@@ -29,8 +31,55 @@ struct Entry {
     document: usize,
     provider: String,
     normalized: String,
-    schema: Schema,
-    program: OnceLock<Program>,
+    source: Source,
+    /// The program and the schema's version, made on first use; an error when a deferred
+    /// schema does not load.
+    loaded: OnceLock<Result<Loaded, SchemaError>>,
+}
+
+#[derive(Debug)]
+enum Source {
+    /// Parsed with its document.
+    Parsed(Schema),
+    /// The extent of the schema object in its document's text, parsed on first use.
+    Deferred(Arc<str>, Range<usize>),
+}
+
+#[derive(Debug)]
+struct Loaded {
+    program: Program,
+    version: i64,
+}
+
+impl Entry {
+    fn load(&self, mode: Mode, type_name: &str) -> &Result<Loaded, SchemaError> {
+        self.loaded.get_or_init(|| {
+            let schema;
+            let schema = match &self.source {
+                Source::Parsed(s) => s,
+                Source::Deferred(text, range) => {
+                    let label = match mode {
+                        Mode::Managed => "resource",
+                        Mode::Data => "data source",
+                    };
+                    let part = text.get(range.clone()).unwrap_or_default();
+                    schema = schema_in_document(part, &self.provider, label, Some(type_name))?;
+                    &schema
+                }
+            };
+            Ok(Loaded {
+                program: Program::from_block(&schema.block),
+                version: schema.version,
+            })
+        })
+    }
+}
+
+/// A candidate whose schema does not load: its [`Match`] carries this program (an empty
+/// object's) and its decode fails with the schema's error.
+fn unloadable() -> &'static Program {
+    static EMPTY: OnceLock<Program> = OnceLock::new();
+    EMPTY.get_or_init(|| Program::from_block(&Default::default()))
 }
 
 /// Which schema decoded (or failed to decode) an instance.
@@ -71,25 +120,118 @@ impl SchemaSet {
         let document = self.documents;
         self.documents += 1;
         for (provider, p) in doc.providers {
-            let normalized = normalize_provider(&provider);
             for (slot, map) in [(0, p.resources), (1, p.data_sources)] {
-                for (type_name, schema) in map {
-                    self.types.entry(type_name).or_default()[slot].push(Entry {
-                        document,
-                        provider: provider.clone(),
-                        normalized: normalized.clone(),
-                        schema,
-                        program: OnceLock::new(),
-                    });
-                }
+                let schemas = map.into_iter().map(|(t, s)| (t, Source::Parsed(s)));
+                self.insert(document, &provider, slot, schemas);
             }
         }
         document
     }
 
+    fn insert(
+        &mut self,
+        document: usize,
+        provider: &str,
+        slot: usize,
+        schemas: impl Iterator<Item = (String, Source)>,
+    ) {
+        let normalized = normalize_provider(provider);
+        for (type_name, source) in schemas {
+            self.types.entry(type_name).or_default()[slot].push(Entry {
+                document,
+                provider: provider.to_string(),
+                normalized: normalized.clone(),
+                source,
+                loaded: OnceLock::new(),
+            });
+        }
+    }
+
     /// Parses a providers-schema document ([`ProviderSchemas::parse`]) and adds it.
     pub fn add_json(&mut self, text: &str) -> Result<usize, SchemaError> {
         Ok(self.add(ProviderSchemas::parse(text)?))
+    }
+
+    /// Adds a providers-schema document as [`SchemaSet::add_json`] does, but parses each
+    /// resource and data source schema only when an instance of its type first needs it: a
+    /// state that uses a few hundred of a provider's thousands of types pays for those
+    /// (loading the AWS, Azure and Google documents eagerly takes a tenth of a second).
+    ///
+    /// The document's JSON syntax, its outline (providers, the members holding schemas) and
+    /// each provider's configuration schema are checked at once, with the errors
+    /// [`SchemaSet::add_json`] gives. A schema found malformed on first use fails the decode
+    /// of each instance it is a candidate for, with an [`ErrorKind::Schema`] error naming it.
+    ///
+    /// ```
+    /// use tfwire::state::{Outcome, SchemaSet, StateReader};
+    /// use tfwire::DecodeOptions;
+    ///
+    /// let mut set = SchemaSet::new();
+    /// set.add_json_deferred(r#"{"provider_schemas":{"registry.terraform.io/hashicorp/null":{
+    ///   "resource_schemas":{"null_resource":{"version":0,"block":{"attributes":{
+    ///     "id":{"type":"string","computed":true}}}},
+    ///   "null_bad":{"version":"x"}}}}}"#.to_string()).unwrap();
+    /// assert_eq!(set.compiled(), 0);
+    /// let state = br#"{"version":4,"resources":[
+    ///   {"mode":"managed","type":"null_resource","name":"a","provider":"provider.null",
+    ///    "instances":[{"attributes":{"id":"1"}}]},
+    ///   {"mode":"managed","type":"null_bad","name":"b","provider":"provider.null",
+    ///    "instances":[{"attributes":{"id":"2"}}]}]}"#;
+    /// let mut seen = Vec::new();
+    /// StateReader::new(&state[..]).visit(&set, &DecodeOptions::default(), |item, outcome| {
+    ///     seen.push(match outcome {
+    ///         Outcome::Ok(..) => format!("{}: ok", item.address()),
+    ///         Outcome::Error(e, _) => format!("{}: {:?} {}", item.address(), e.kind(), e.message()),
+    ///         _ => format!("{}: no schema", item.address()),
+    ///     });
+    /// })?;
+    /// assert_eq!(seen, [
+    ///     "null_resource.a: ok",
+    ///     "null_bad.b: Schema the schema does not load: provider \"registry.terraform.io/hashicorp/null\": \
+    ///      resource \"null_bad\": version: expected an integer, found a string",
+    /// ]);
+    /// assert_eq!(set.compiled(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_json_deferred(&mut self, text: String) -> Result<usize, SchemaError> {
+        let Some(providers) = outline(&text) else {
+            // Not what the outline reads: the eager parse gives the error (or, for a
+            // repeated key, its last-wins reading).
+            return self.add_json(&text);
+        };
+        let text: Arc<str> = text.into();
+        for (provider, p) in &providers {
+            if let Some(range) = p.config.clone() {
+                let part = text.get(range).unwrap_or_default();
+                schema_in_document(part, provider, "provider config", None)?;
+            }
+        }
+        let document = self.documents;
+        self.documents += 1;
+        for (provider, p) in providers {
+            for (slot, map) in [(0, p.resources), (1, p.data_sources)] {
+                let schemas = map
+                    .into_iter()
+                    .map(|(t, r)| (t, Source::Deferred(Arc::clone(&text), r)));
+                self.insert(document, &provider, slot, schemas);
+            }
+        }
+        Ok(document)
+    }
+
+    /// Moves the documents of `other` after this set's (in their order): sets filled on
+    /// several threads, one document each, become one.
+    pub fn append(&mut self, other: SchemaSet) {
+        for (type_name, slots) in other.types {
+            let mine = self.types.entry(type_name).or_default();
+            for (mine, theirs) in mine.iter_mut().zip(slots) {
+                mine.extend(theirs.into_iter().map(|mut e| {
+                    e.document += self.documents;
+                    e
+                }));
+            }
+        }
+        self.documents += other.documents;
     }
 
     /// Number of documents added.
@@ -100,17 +242,33 @@ impl SchemaSet {
     /// Number of programs compiled so far.
     pub fn compiled(&self) -> usize {
         let entries = self.types.values().flat_map(|[m, d]| m.iter().chain(d));
-        entries.filter(|e| e.program.get().is_some()).count()
+        entries
+            .filter(|e| matches!(e.loaded.get(), Some(Ok(_))))
+            .count()
     }
 
     /// The candidate schemas for a type of a provider (a full address, see
     /// [`provider_address`]), best first (see the module docs); each compiles on first use.
+    /// A deferred schema that does not load is left out.
+    ///
+    /// [`provider_address`]: super::provider_address
     pub fn candidates<'a: 'p, 'p>(
         &'a self,
         provider: &'p str,
         mode: Mode,
-        type_name: &str,
+        type_name: &'p str,
     ) -> impl Iterator<Item = Match<'a>> + 'p {
+        self.loaded_candidates(provider, mode, type_name)
+            .filter_map(|(m, error)| error.is_none().then_some(m))
+    }
+
+    /// The candidates, each with the error of a schema that does not load.
+    fn loaded_candidates<'a: 'p, 'p>(
+        &'a self,
+        provider: &'p str,
+        mode: Mode,
+        type_name: &'p str,
+    ) -> impl Iterator<Item = (Match<'a>, Option<&'a SchemaError>)> + 'p {
         let entries: &[Entry] = match self.types.get(type_name) {
             Some(e) => &e[(mode == Mode::Data) as usize],
             None => &[],
@@ -122,13 +280,25 @@ impl SchemaSet {
         let tier1 = entries.iter().filter(exact);
         tier1
             .chain(entries.iter().filter(same_type))
-            .map(|e| Match {
-                program: e
-                    .program
-                    .get_or_init(|| Program::from_block(&e.schema.block)),
-                provider: &e.provider,
-                document: e.document,
-                schema_version: e.schema.version,
+            .map(move |e| match e.load(mode, type_name) {
+                Ok(loaded) => (
+                    Match {
+                        program: &loaded.program,
+                        provider: &e.provider,
+                        document: e.document,
+                        schema_version: loaded.version,
+                    },
+                    None,
+                ),
+                Err(error) => (
+                    Match {
+                        program: unloadable(),
+                        provider: &e.provider,
+                        document: e.document,
+                        schema_version: 0,
+                    },
+                    Some(error),
+                ),
             })
     }
 
@@ -144,8 +314,12 @@ impl SchemaSet {
         };
         let r = item.resource;
         let mut furthest: Option<(DecodeError, Match<'a>)> = None;
-        for m in self.candidates(&r.provider_address, r.mode, &r.type_name) {
-            match m.program.decode_json_with(json.as_bytes(), bump, options) {
+        for (m, unloaded) in self.loaded_candidates(&r.provider_address, r.mode, &r.type_name) {
+            let decoded = match unloaded {
+                Some(e) => Err(schema_failure(e)),
+                None => m.program.decode_json_with(json.as_bytes(), bump, options),
+            };
+            match decoded {
                 Ok(value) => return Outcome::Ok(value, m),
                 Err(e) => match &furthest {
                     Some((f, _)) if f.offset() >= e.offset() => {}
@@ -173,8 +347,12 @@ impl SchemaSet {
         let r = resource;
         let mut furthest: Option<(DecodeError, Match<'a>)> = None;
         let mut complete = !more;
-        for m in self.candidates(&r.provider_address, r.mode, &r.type_name) {
-            match m.program.decode_json_prefix(buf, bump, options) {
+        for (m, unloaded) in self.loaded_candidates(&r.provider_address, r.mode, &r.type_name) {
+            let decoded = match unloaded {
+                Some(e) => Err(schema_failure(e)),
+                None => m.program.decode_json_prefix(buf, bump, options),
+            };
+            match decoded {
                 Ok((value, end)) => return Prefix::Done(Outcome::Ok(value, m), end),
                 Err(e) => {
                     // A failure in a value cut short by the buffer's end is no failure yet.
@@ -228,6 +406,13 @@ impl SchemaSet {
             bump.reset();
         }
     }
+}
+
+/// The decode error of a candidate whose schema does not load (at the attributes' start).
+#[cold]
+fn schema_failure(e: &SchemaError) -> DecodeError {
+    let message = format!("the schema does not load: {}", e.message());
+    DecodeError::new(ErrorKind::Schema, 0, String::new(), message)
 }
 
 /// What [`SchemaSet::decode_prefix`] gave.
