@@ -490,12 +490,14 @@ fn too_deep(t: &Type) -> bool {
     json_depth(t) >= 127 || depth(t) > tfwire::schema::MAX_TYPE_DEPTH
 }
 
-/// `schema_doc`: parsing never panics; every schema of a parsed source has an implied type
-/// that prints and parses back, and compiles.
+/// `schema_doc`: parsing never panics; the deferred load of a document agrees with the eager
+/// one ([`super::schemas`]); every schema of a parsed source has an implied type that prints
+/// and parses back, and compiles.
 pub fn schema_doc(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    super::schemas::deferred_matches_eager(text);
     let Ok(src) = SchemaSource::parse(text) else {
         return;
     };

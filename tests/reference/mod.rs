@@ -9,6 +9,7 @@
 //! - [`gen`]: a byte-driven generator of types and values (fuzzer bytes or an xorshift PRNG);
 //! - [`num`]: the decimal grammar and exact comparison of numbers;
 //! - [`check`]: the checks of each fuzz target, shared with `tests/regressions.rs`;
+//! - [`schemas`]: deferred against eager schema loading (`schema_doc`);
 //! - [`state`]: the state reader's check (`state_chunks`).
 //!
 //! Included with `#[path = "reference/mod.rs"] mod reference;` (from `tests/`) or
@@ -21,6 +22,7 @@ pub mod gen;
 pub mod json;
 pub mod mp;
 pub mod num;
+pub mod schemas;
 pub mod state;
 
 use tfwire::{ErrorKind, Limits, Number, Program, Type, Value};
