@@ -53,6 +53,8 @@ const LARGE_FILE: u64 = 16 << 20;
 const WINDOW_FILES: usize = 256;
 /// …and this many bytes.
 const WINDOW_BYTES: u64 = 64 << 20;
+/// The output buffer: lines reach standard output in writes of this size.
+const OUTPUT_BUFFER: usize = 256 << 10;
 
 /// `tfwire state` arguments (the description is in [`HELP`]).
 #[derive(Args, Debug)]
@@ -494,7 +496,9 @@ struct Output {
 impl Output {
     fn new() -> Output {
         Output {
-            out: std::io::BufWriter::new(std::io::stdout()),
+            // Large writes: standard output's own buffer flushes at every newline it holds,
+            // so an 8 KiB buffer would cost a system call or two for each 8 KiB of lines.
+            out: std::io::BufWriter::with_capacity(OUTPUT_BUFFER, std::io::stdout()),
             closed: false,
         }
     }
