@@ -10,8 +10,10 @@ Builds, seeded and reproducible (same seed, same bytes):
 Then measures, in the same run: `tfwire state --format ndjson` over the many files with
 --jobs 1 and --jobs 2 (seconds, MB/s, instances/s; the two outputs must be byte-identical),
 the large state with --jobs 1 and --jobs 2 (peak RSS from /usr/bin/time -v; MB/s on the wall
-clock and beyond the fixed cost of an empty state with the same schemas), and
-tfwire's one-value JSON decode of `aws_states` (`tfwire bench`) for scale.
+clock and beyond the fixed cost of an empty state with the same schemas), where the large
+state's time goes (reading the file alone; walking its instances with no schema matching;
+decoding without writing values), and tfwire's one-value JSON decode of `aws_states`
+(`tfwire bench`) for scale.
 
 Usage: perf/fleet.py [--out DIR] [--files N] [--large-mb M] [--seed S] [--no-measure]
 The schemas are every providers-schema document of the corpus that loads (as the corpus test
@@ -158,6 +160,28 @@ def main():
         print(f"large --jobs {jobs}: {secs:.2f} s, {large_mb/secs:.0f} MB/s wall, "
               f"{large_mb/max(secs-base, 1e-9):.0f} MB/s beyond the fixed cost, "
               f"{inst/max(secs-base, 1e-9):.0f} instances/s, peak RSS {int(rss)/1024:.0f} MiB ({summary})")
+    # Where the large state's time goes (--jobs 1, each the median of three runs): reading
+    # the file alone (the kernel's copy, 1 MiB reads); walking its instances with no schema
+    # for any type (the envelope and a validating skip of every `attributes`, one short line
+    # each); decoding them without writing values (`--format text`). The NDJSON run above adds
+    # the DUMP of each value.
+    def median3(f):
+        return sorted(f() for _ in range(3))[1]
+
+    def read_file():
+        start = time.perf_counter()
+        with open(large, "rb", buffering=0) as f:
+            while f.read(1 << 20):
+                pass
+        return time.perf_counter() - start
+
+    nothing = out / "no-schemas.json"
+    nothing.write_text('{"format_version":"1.0","provider_schemas":{}}')
+    walk_cmd = [str(TFWIRE), "state", "--schemas", str(nothing), "--format", "ndjson", "--jobs", "1", large]
+    text_cmd = [str(TFWIRE), "state", *schemas, "--format", "text", "--jobs", "1", large]
+    print(f"large, where the time goes (--jobs 1, medians of 3): read the file {median3(read_file):.3f} s; "
+          f"walk, no schema matching {median3(lambda: run(walk_cmd, 'walk', stdout=os.devnull)[1]):.2f} s; "
+          f"decode, no values written (--format text) {median3(lambda: run(text_cmd, 'text', stdout=os.devnull)[1]):.2f} s")
     bench = subprocess.run([str(TFWIRE), "bench", "--only", "aws_states", "--format", "json", "--contenders", "tfwire", "--rounds", "5", "--json"], capture_output=True)
     try:
         mbps = json.loads(bench.stdout)["rows"][0]["mbps"]["tfwire"]
