@@ -255,3 +255,82 @@ fn a_malformed_schema_fails_its_instances_on_first_use() {
     );
     assert_eq!(only_bad.compiled(), 0);
 }
+
+/// `tfwire state` loads its `--schemas` deferred: a schema malformed inside fails only the
+/// instances of its type (status `error`, exit 1) and the others decode; a document whose
+/// JSON is broken fails the run at start (exit 2) with the eager parse's message.
+#[test]
+fn tfwire_state_with_a_malformed_schema() {
+    let dir = std::env::temp_dir().join(format!("tfwire-deferred-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let schemas = dir.join("schemas.json");
+    std::fs::write(
+        &schemas,
+        r#"{"format_version":"1.0","provider_schemas":{"registry.terraform.io/hashicorp/a":{
+          "resource_schemas":{
+            "good":{"version":0,"block":{"attributes":{"id":{"type":"string"}}}},
+            "bad":{"version":0,"block":{"attributes":{"id":{"type":"strang"}}}}}}}}"#,
+    )
+    .unwrap();
+    let state = dir.join("s.tfstate");
+    std::fs::write(
+        &state,
+        r#"{"version":4,"resources":[
+          {"mode":"managed","type":"bad","name":"b","provider":"provider[\"registry.terraform.io/hashicorp/a\"]",
+           "instances":[{"attributes":{"id":"x"}}]},
+          {"mode":"managed","type":"good","name":"g","provider":"provider[\"registry.terraform.io/hashicorp/a\"]",
+           "instances":[{"attributes":{"id":"y"}}]}]}"#,
+    )
+    .unwrap();
+    let run = |schemas: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tfwire"))
+            .args(["state", "--format", "ndjson", "--jobs", "1", "--schemas"])
+            .arg(schemas)
+            .arg(&state)
+            .output()
+            .unwrap()
+    };
+    let out = run(&schemas);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["address"], "bad.b");
+    assert_eq!(lines[0]["status"], "error");
+    let eager = SchemaSet::new()
+        .add_json(&std::fs::read_to_string(&schemas).unwrap())
+        .unwrap_err();
+    assert_eq!(
+        lines[0]["error"],
+        serde_json::json!({"path": "(root)", "offset": 0,
+            "message": format!("the schema does not load: {}", eager.message())})
+    );
+    assert!(eager.message().starts_with(
+        r#"provider "registry.terraform.io/hashicorp/a": resource "bad": attribute "id": "#
+    ));
+    assert_eq!(lines[1]["address"], "good.g");
+    assert_eq!(lines[1]["status"], "ok");
+    assert_eq!(lines[1]["value"], serde_json::json!({"id": "y"}));
+
+    let broken = dir.join("broken.json");
+    std::fs::write(
+        &broken,
+        r#"{"provider_schemas":{"a":{"resource_schemas":{"r":{]}}}}"#,
+    )
+    .unwrap();
+    let out = run(&broken);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty());
+    let eager = SchemaSet::new()
+        .add_json(&std::fs::read_to_string(&broken).unwrap())
+        .unwrap_err();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("{}: {eager}", broken.display())),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

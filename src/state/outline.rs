@@ -1,8 +1,8 @@
 //! The outline of a providers-schema document, for [`SchemaSet::add_json_deferred`]: its
 //! providers and the extent (byte range) of each resource and data source schema, read with
 //! tfwire's own scanner, which validates the whole document's JSON on the way (each schema
-//! with the validating skip) without parsing the schemas themselves. Each schema is parsed when an instance of its type first needs it
-//! (`crate::schema::load::schema_in_document`).
+//! with the validating skip) without parsing the schemas themselves. Each schema is parsed
+//! when an instance of its type first needs it (`crate::schema::load::schema_in_document`).
 //!
 //! The outline reads only the shapes a well-formed document has; anything else — a syntax
 //! error, a member of the wrong JSON type, a repeated key, a document without

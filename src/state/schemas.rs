@@ -42,7 +42,7 @@ enum Source {
     /// Parsed with its document.
     Parsed(Schema),
     /// The extent of the schema object in its document's text, parsed on first use.
-    Deferred(Arc<str>, Range<usize>),
+    Deferred(Arc<String>, Range<usize>),
 }
 
 #[derive(Debug)]
@@ -199,7 +199,7 @@ impl SchemaSet {
             // repeated key, its last-wins reading).
             return self.add_json(&text);
         };
-        let text: Arc<str> = text.into();
+        let text = Arc::new(text);
         for (provider, p) in &providers {
             if let Some(range) = p.config.clone() {
                 let part = text.get(range).unwrap_or_default();
