@@ -256,7 +256,7 @@ impl SchemaSet {
         &'a self,
         provider: &'p str,
         mode: Mode,
-        type_name: &'p str,
+        type_name: &str,
     ) -> impl Iterator<Item = Match<'a>> + 'p {
         self.loaded_candidates(provider, mode, type_name)
             .filter_map(|(m, error)| error.is_none().then_some(m))
@@ -267,39 +267,32 @@ impl SchemaSet {
         &'a self,
         provider: &'p str,
         mode: Mode,
-        type_name: &'p str,
+        type_name: &str,
     ) -> impl Iterator<Item = (Match<'a>, Option<&'a SchemaError>)> + 'p {
-        let entries: &[Entry] = match self.types.get(type_name) {
-            Some(e) => &e[(mode == Mode::Data) as usize],
-            None => &[],
+        // The set's own copy of the name: a deferred schema's errors name its type.
+        let (type_name, entries): (&'a str, &'a [Entry]) = match self.types.get_key_value(type_name)
+        {
+            Some((name, e)) => (name, &e[(mode == Mode::Data) as usize]),
+            None => ("", &[]),
         };
         let exact = move |e: &&Entry| e.normalized == provider;
         let same_type = move |e: &&Entry| {
             e.normalized != provider && last_segment(&e.normalized) == last_segment(provider)
         };
         let tier1 = entries.iter().filter(exact);
-        tier1
-            .chain(entries.iter().filter(same_type))
-            .map(move |e| match e.load(mode, type_name) {
-                Ok(loaded) => (
-                    Match {
-                        program: &loaded.program,
-                        provider: &e.provider,
-                        document: e.document,
-                        schema_version: loaded.version,
-                    },
-                    None,
-                ),
-                Err(error) => (
-                    Match {
-                        program: unloadable(),
-                        provider: &e.provider,
-                        document: e.document,
-                        schema_version: 0,
-                    },
-                    Some(error),
-                ),
-            })
+        tier1.chain(entries.iter().filter(same_type)).map(move |e| {
+            let (program, schema_version, error) = match e.load(mode, type_name) {
+                Ok(loaded) => (&loaded.program, loaded.version, None),
+                Err(error) => (unloadable(), 0, Some(error)),
+            };
+            let m = Match {
+                program,
+                provider: &e.provider,
+                document: e.document,
+                schema_version,
+            };
+            (m, error)
+        })
     }
 
     /// Decodes one instance's attributes into `bump`.
