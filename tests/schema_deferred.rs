@@ -261,8 +261,7 @@ fn a_malformed_schema_fails_its_instances_on_first_use() {
 /// JSON is broken fails the run at start (exit 2) with the eager parse's message.
 #[test]
 fn tfwire_state_with_a_malformed_schema() {
-    let dir = std::env::temp_dir().join(format!("tfwire-deferred-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_dir("deferred");
     let schemas = dir.join("schemas.json");
     std::fs::write(
         &schemas,

@@ -372,8 +372,7 @@ fn cli_hand_made_state() {
 #[test]
 fn cli_exit_codes() {
     let (schemas, st) = (data("toy.schemas.json"), data("toy.tfstate"));
-    let dir = std::env::temp_dir().join(format!("tfwire-state-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_dir("state-test");
     let write = |name: &str, text: &str| {
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();

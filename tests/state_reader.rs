@@ -448,8 +448,7 @@ fn parallel_visit_equals_visit() {
 /// same bytes with `--jobs 1` and `--jobs 2`, text and NDJSON.
 #[test]
 fn cli_large_file_jobs_agree() {
-    let dir = std::env::temp_dir().join(format!("tfwire-large-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_dir("large");
     let schemas = dir.join("schemas.json");
     std::fs::write(
         &schemas,

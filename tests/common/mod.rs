@@ -110,3 +110,11 @@ pub fn data_dir() -> PathBuf {
         .join("tests")
         .join("data")
 }
+
+/// A fresh directory for one test's files, `tfwire-TAG-PID` under the system's temporary
+/// directory (the caller removes it).
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tfwire-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
