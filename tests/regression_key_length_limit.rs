@@ -83,3 +83,34 @@ fn map_keys_and_skipped_unknown_keys_count_too() {
         .unwrap_err();
     assert_eq!((e.kind(), e.offset()), (ErrorKind::Limit, 10));
 }
+
+/// Issue 21's suspicion, settled: a dynamic attribute whose type has an attribute name over
+/// `max_string_len` turns on the key-length checks in the middle of an object that had already
+/// left an attribute out (`a`). The attributes after it must still decode (they once went to
+/// slots that were never filled and came out null).
+#[test]
+fn attributes_after_a_gap_and_a_long_named_dynamic_type_keep_their_values() {
+    let ty = r#"["object",{"a":"string","b":"dynamic","c":"string","d":"string"}]"#;
+    let p = Program::from_type_json(ty).unwrap();
+    let bump = Bump::new();
+    let input = r#"{"b":{"type":["object",{"longname":"string"}],"value":{}},"c":"x","d":"y"}"#;
+    for max in [5, 8, 1 << 20] {
+        let v = p
+            .decode_json_with(input.as_bytes(), &bump, &options(max))
+            .unwrap_or_else(|e| panic!("max_string_len {max}: {e}"));
+        assert_eq!(
+            tfwire::dump::to_string(&p, v),
+            r#"{"a":null,"b":{"type":["object",{"longname":"string"}],"value":{"longname":null}},"c":"x","d":"y"}"#,
+            "max_string_len {max}"
+        );
+    }
+    // Out of order after the flip, too.
+    let input = r#"{"b":{"type":["object",{"longname":"string"}],"value":{}},"d":"y","c":"x"}"#;
+    let v = p
+        .decode_json_with(input.as_bytes(), &bump, &options(5))
+        .unwrap();
+    assert_eq!(
+        tfwire::dump::to_string(&p, v),
+        r#"{"a":null,"b":{"type":["object",{"longname":"string"}],"value":{"longname":null}},"c":"x","d":"y"}"#
+    );
+}

@@ -451,9 +451,6 @@ impl<'a> Decoder<'a> {
             let at = ws(self.buf, self.pos);
             let Some((j, entry, value_at)) = key_after_gap(table, i, self.buf, at) else {
                 self.pos = at;
-                if seen.is_some() {
-                    out.fill_rest(Value::Null);
-                }
                 break;
             };
             if j > i || seen.is_some() {
@@ -469,6 +466,12 @@ impl<'a> Decoder<'a> {
             })
             .map_err(|e| e.in_attr(table.name(j)))?;
             more = self.next(b'}')?;
+        }
+        // The loop above may also end because a dynamic value's program turned on the key
+        // length checks: after a gap, the slots not yet written must be null before
+        // `object_entry` writes by index (it would drop values written to unfilled slots).
+        if seen.is_some() {
+            out.fill_rest(Value::Null);
         }
         // Any other key, and every key after it: read in full and looked up; after the first
         // key out of order, every slot is filled with null and a bitmap marks those set.
