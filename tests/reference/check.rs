@@ -49,6 +49,13 @@ pub fn low_opts(b: u8, l: u8) -> Opts {
 pub fn opts_from(b: u8) -> Opts {
     let d = Limits::DEFAULT;
     let limits = match (b >> 2) & 7 {
+        // Short attribute names pass, long ones do not: the key-length checks turn on in the
+        // middle of a decode when a dynamic value's type has a longer name than the root's
+        // (issue 21: attributes after a gap once decoded as null there).
+        3 => Limits {
+            max_string_len: 8,
+            ..d
+        },
         4 => Limits { max_depth: 3, ..d },
         5 => Limits {
             max_string_len: 4,
