@@ -315,7 +315,7 @@ mod tests {
     fn blocks() -> Vec<[u8; BLOCK]> {
         let mut out = vec![[0u8; BLOCK], [0xff; BLOCK], [0x7f; BLOCK], [0x80; BLOCK]];
         let mut x = 0x9e37_79b9_u32;
-        for _ in 0..200 {
+        for _ in 0..crate::test_rng::rounds(200, 12) {
             let mut b = [0u8; BLOCK];
             for byte in &mut b {
                 x ^= x << 13;
@@ -336,7 +336,7 @@ mod tests {
             for byte in [0u8, b'\\', b'"', 0x80, 0xff] {
                 assert_eq!(byte_mask(a, byte), eq_mask_naive(a, &[byte; BLOCK]));
             }
-            for b in all.iter().take(20) {
+            for b in all.iter().take(crate::test_rng::rounds(20, 3)) {
                 let mut c = *a;
                 c[..16].copy_from_slice(&b[..16]);
                 assert_eq!(eq_mask(a, b), eq_mask_naive(a, b));
@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn is_ascii_equals_std() {
-        for len in 0..100 {
+        for len in 0..crate::test_rng::rounds(100, 40) {
             let mut v = vec![b'a'; len];
             assert!(is_ascii(&v));
             for i in 0..len {

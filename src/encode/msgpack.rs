@@ -11,7 +11,7 @@
 
 use super::number::{written, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;
-use super::{EncodeError, MAX_NESTING};
+use super::{EncodeError, MAX_VALUE_DEPTH};
 use crate::number::Number;
 use crate::program::key::{write_msgpack_str, AttrEntry};
 use crate::program::{Op, OpId, Program, Span};
@@ -23,7 +23,7 @@ use crate::value::{Refinements, Value};
 #[derive(Default)]
 pub struct MsgpackEncoder {
     order: Vec<u32>,
-    /// Values open on the recursion: bounded by [`MAX_NESTING`], as decodes are.
+    /// Values open on the recursion: bounded by [`MAX_VALUE_DEPTH`], as decodes are.
     depth: usize,
 }
 
@@ -112,7 +112,7 @@ impl MsgpackEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        if self.depth >= MAX_NESTING {
+        if self.depth >= MAX_VALUE_DEPTH as usize {
             return Err(EncodeError::too_deep());
         }
         self.depth += 1;
@@ -196,7 +196,7 @@ impl MsgpackEncoder {
         if elems.is_empty() {
             return Ok(());
         }
-        if self.depth >= MAX_NESTING {
+        if self.depth >= MAX_VALUE_DEPTH as usize {
             return Err(EncodeError::too_deep());
         }
         self.depth += 1;
@@ -225,7 +225,7 @@ impl MsgpackEncoder {
         values: &[Value<'_>],
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        if self.depth >= MAX_NESTING {
+        if self.depth >= MAX_VALUE_DEPTH as usize {
             return Err(EncodeError::too_deep());
         }
         self.depth += 1;
@@ -554,5 +554,14 @@ fn header(n: usize, [fix, wide16, wide32]: [u8; 3], out: &mut Vec<u8>) {
             spare.byte(wide32);
             spare.block(&(n as u32).to_be_bytes(), 4);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every value case of `test_values` through the MessagePack encoder (and spare.rs, program/key.rs's string writer); run under Miri by `.ci/miri`.
+    #[test]
+    fn value_cases() {
+        crate::test_values::check_all();
     }
 }

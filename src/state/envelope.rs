@@ -497,7 +497,9 @@ impl<'u> Unit<'u> {
                 "attributes" if !walk.decode => {
                     let end = self.skip(v)?;
                     let text = self.buf.get(v..end).unwrap_or_default();
-                    instance.attributes = Attributes::Json(attributes_text(text));
+                    // SAFETY: `skip` validated `v..end` as one JSON value, UTF-8 included (or
+                    // the range is empty).
+                    instance.attributes = Attributes::Json(unsafe { attributes_text(text) });
                     outcome = Some(Outcome::NoSchema);
                     end
                 }
@@ -514,7 +516,10 @@ impl<'u> Unit<'u> {
                     match got {
                         Prefix::Done(o, len) => {
                             let text = attrs.get(..len).unwrap_or_default();
-                            instance.attributes = Attributes::Json(attributes_text(text));
+                            // SAFETY: the decode read these `len` bytes as one JSON value,
+                            // every string checked as UTF-8 (or the range is empty).
+                            instance.attributes =
+                                Attributes::Json(unsafe { attributes_text(text) });
                             outcome = Some(o);
                             v + len
                         }
@@ -724,10 +729,13 @@ fn err(ctx: Ctx, msg: impl std::fmt::Display) -> StateError {
 }
 
 /// The attributes' JSON text, which the decode or the validating skip has just read whole.
-fn attributes_text(text: &[u8]) -> &str {
+///
+/// # Safety
+/// `text` is valid UTF-8: one JSON value that a decode or a validating skip read through to
+/// its end (its structure and whitespace are ASCII, and every string in it, keys too, was
+/// checked as UTF-8 by `string_body` / `check_string_body`).
+unsafe fn attributes_text(text: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(text).is_ok());
-    // SAFETY: `text` is one JSON value that a decode or a validating skip read through to
-    // its end: its structure and whitespace are ASCII, and every string in it (keys too) was
-    // checked as UTF-8 (`string_body` / `check_string_body`), so the whole is valid UTF-8.
+    // SAFETY: the caller's contract.
     unsafe { std::str::from_utf8_unchecked(text) }
 }

@@ -231,3 +231,54 @@ impl<R: Read> StateReader<R> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dump;
+    use crate::state::Outcome;
+
+    /// The toy state (every envelope key Terraform writes, a deposed object, a data source, a
+    /// resource without a schema, a legacy `attributes_flat`) read whole and in 7-byte reads:
+    /// the envelope's unsafe paths, with the same lines either way. Run under Miri by
+    /// `.ci/miri`.
+    #[test]
+    fn toy_state_in_one_piece_and_in_small_reads() {
+        let mut set = SchemaSet::new();
+        set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
+            .unwrap();
+        let state = include_bytes!("../../tests/data/states/toy.tfstate");
+        let read = |options: ReaderOptions| {
+            let mut lines = Vec::new();
+            let summary = StateReader::with_options(&state[..], options)
+                .visit(&set, &DecodeOptions::default(), |item, outcome| {
+                    let result = match outcome {
+                        Outcome::Ok(v, m) => dump::to_string(m.program, *v).unwrap(),
+                        Outcome::Error(e, _) => e.to_string(),
+                        Outcome::NoSchema => "no schema".into(),
+                        Outcome::Legacy => "legacy".into(),
+                    };
+                    lines.push(format!("{} {result}", item.address()));
+                })
+                .unwrap();
+            (summary.instances, lines)
+        };
+        let whole = read(ReaderOptions::default());
+        let small = read(ReaderOptions {
+            read_size: 7,
+            ..ReaderOptions::default()
+        });
+        assert_eq!(whole, small);
+        assert_eq!(whole.0, 7);
+        let want = [
+            r#"toy_server.web[0] {"disk":[{"size":10}],"id":"s-0","name":"web-0","port":443,"tags":{"env":"prod"}}"#,
+            r#"toy_server.web[0] (deposed 3f2a9c1b) {"disk":[],"id":"s-old","name":"web-0","port":null,"tags":null}"#,
+            r#"toy_server.web[1] at .disk[0].size (byte 19): "big" is not a valid number"#,
+            r#"module.app.data.toy_image.base {"id":"img-1","name":"debian"}"#,
+            r#"module.app.module.db["eu"].toy_server.primary["a\"b"] at (root) (byte 28): unsupported attribute "extra""#,
+            "other_thing.x no schema",
+            "toy_server.old legacy",
+        ];
+        assert_eq!(whole.1, want);
+    }
+}

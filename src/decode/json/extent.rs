@@ -334,20 +334,16 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
 
-    /// A test's arena, leaked (tests are short-lived).
-    fn leaked_bump() -> &'static Bump {
-        Box::leak(Box::new(Bump::new()))
-    }
-
-    fn fresh_memo() -> Memo<'static> {
-        Memo::new_in(leaked_bump())
+    fn fresh_memo(bump: &Bump) -> Memo<'_> {
+        Memo::new_in(bump)
     }
 
     /// A fresh skip from the start of every container `memo` recorded ends where it recorded.
     #[track_caller]
     fn assert_recorded_ends_refound(b: &[u8], memo: &Memo<'_>, text: &str) {
         for &(start, end) in &memo.ends {
-            let mut fresh = fresh_memo();
+            let bump = Bump::new();
+            let mut fresh = fresh_memo(&bump);
             assert_eq!(
                 skip_fast(b, start, 10, 10, &mut fresh).ok(),
                 Some(end),
@@ -358,7 +354,8 @@ mod tests {
 
     #[test]
     fn fast_skips_find_the_same_ends() {
-        let mut st = BumpVec::new_in(leaked_bump());
+        let bump = Bump::new();
+        let mut st = BumpVec::new_in(&bump);
         let values = [
             r#" {"a":[1,{"b":"]}\"{"}],"c":{}} x"#,
             "[[],[[]]],",
@@ -371,7 +368,7 @@ mod tests {
         for v in values {
             let b = v.as_bytes();
             let want = skip(b, 0, &mut st, 10, 10).map_err(|p| p.0 .0);
-            let mut memo = fresh_memo();
+            let mut memo = fresh_memo(&bump);
             assert_eq!(
                 skip_fast(b, 0, 10, 10, &mut memo).map_err(|p| p.0 .0),
                 want,
@@ -389,7 +386,7 @@ mod tests {
                 let end = want.unwrap();
                 for cut in 0..end {
                     let got =
-                        skip_fast(&b[..cut], 0, 10, 10, &mut fresh_memo()).map_err(|p| p.0 .0);
+                        skip_fast(&b[..cut], 0, 10, 10, &mut fresh_memo(&bump)).map_err(|p| p.0 .0);
                     assert_eq!(got, Err(ErrorKind::Eof), "{v} at {cut}");
                 }
             }
@@ -406,7 +403,7 @@ mod tests {
             "x",
             r#"\u005d"#,
         ];
-        for pad in 0..140 {
+        for pad in (0..140).step_by(crate::test_rng::rounds(1, 11)) {
             for (k, piece) in pieces.iter().enumerate() {
                 let filler = "a".repeat(pad);
                 let text = format!(
@@ -414,7 +411,7 @@ mod tests {
                 );
                 let b = text.as_bytes();
                 let want = skip(b, 0, &mut st, 10, 10).map_err(|p| p.0 .0);
-                let mut memo = fresh_memo();
+                let mut memo = fresh_memo(&bump);
                 let got = skip_fast(b, 0, 10, 10, &mut memo).map_err(|p| p.0 .0);
                 assert_eq!(got, want, "{text}");
                 assert_recorded_ends_refound(b, &memo, &text);
@@ -438,7 +435,7 @@ mod tests {
             }
             None
         };
-        for pad in 0..70 {
+        for pad in (0..70).step_by(crate::test_rng::rounds(1, 11)) {
             for bad in [r#"\"]"#, r#"]\\"["#, r#"\\\"{"#, r#""\"]\"#, r#"\["#] {
                 let text = format!(
                     r#"[{}{bad}"x",["\\",{{"a":"]"}}],"{}",[] ]]]]"#,
@@ -446,18 +443,18 @@ mod tests {
                     "y".repeat(pad)
                 );
                 let b = text.as_bytes();
-                let got = skip_fast(b, 0, 64, 64, &mut fresh_memo()).ok();
+                let got = skip_fast(b, 0, 64, 64, &mut fresh_memo(&bump)).ok();
                 assert_eq!(got, walk_end(b), "{text}");
             }
         }
         let deep = "[".repeat(11);
-        let mut memo = fresh_memo();
+        let mut memo = fresh_memo(&bump);
         assert_eq!(
             skip_fast(deep.as_bytes(), 0, 10, 10, &mut memo).map_err(|p| (p.0 .0, p.0 .1)),
             Err((ErrorKind::Limit, 10))
         );
         assert_eq!(
-            skip_fast(b"[]", 0, 0, 10, &mut fresh_memo()).map_err(|p| p.0 .0),
+            skip_fast(b"[]", 0, 0, 10, &mut fresh_memo(&bump)).map_err(|p| p.0 .0),
             Err(ErrorKind::Limit)
         );
     }
@@ -465,7 +462,7 @@ mod tests {
     #[test]
     fn escaped_bytes_match_a_byte_walk() {
         let mut rng = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..20_000 {
+        for _ in 0..crate::test_rng::rounds(20_000, 100) {
             // Backslash-heavy blocks, two in a row so that runs cross the boundary.
             let mut bytes = [0u8; 128];
             for b in bytes.iter_mut() {

@@ -86,7 +86,8 @@ impl<'a> Decoder<'a> {
         self.pos = end;
         let v = match int {
             Some(i) => Value::Int(i),
-            None => Value::Decimal(self.number_text(at, end)),
+            // SAFETY: `number` just read `at..end`.
+            None => Value::Decimal(unsafe { self.number_text(at, end) }),
         };
         put(self, v);
         Ok(())
@@ -115,7 +116,8 @@ impl<'a> Decoder<'a> {
                     };
                     out.push(match int {
                         Some(i) => Value::Int(i),
-                        None => Value::Decimal(number_text(buf, pos, end)),
+                        // SAFETY: `short_number` or `number` just read `pos..end`.
+                        None => Value::Decimal(unsafe { number_text(buf, pos, end) }),
                     });
                     pos = end;
                 }
@@ -230,7 +232,8 @@ impl<'a> Decoder<'a> {
             (Op::String, b'-' | b'0'..=b'9') => {
                 let (end, _) = number(self.buf, at)?;
                 self.pos = end;
-                Ok(Value::String(self.number_text(at, end)))
+                // SAFETY: `number` just read `at..end`.
+                Ok(Value::String(unsafe { self.number_text(at, end) }))
             }
             (Op::String, b't') => {
                 self.pos = literal(self.buf, at, b"true")?;
@@ -244,10 +247,14 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    /// The text of the number at `at..end` (ASCII, checked by the number scan).
+    /// The text of the number at `at..end`.
+    ///
+    /// # Safety
+    /// The number scan read `at..end` (so it is ASCII), or the range is not in the input.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn number_text(&self, at: usize, end: usize) -> &'a str {
-        number_text(self.buf, at, end)
+    unsafe fn number_text(&self, at: usize, end: usize) -> &'a str {
+        // SAFETY: the caller's contract is `number_text`'s.
+        unsafe { number_text(self.buf, at, end) }
     }
 
     /// A value of the wrong JSON kind for `code` (after validating that it starts like JSON).
@@ -399,11 +406,14 @@ pub(super) fn string_limit(len: usize, max: u32, at: usize) -> Pending {
     Pending::new(ErrorKind::Limit, at, msg)
 }
 
-/// The text of the number literal the number scan read at `at..end` of `buf`.
+/// The text of the number literal at `at..end` of `buf` (empty if the range is not in `buf`).
+///
+/// # Safety
+/// The number scan read `buf[at..end]`: the number grammar admits only ASCII bytes, so it is
+/// valid UTF-8.
 #[inline(always)]
-fn number_text(buf: &[u8], at: usize, end: usize) -> &str {
-    // (The number scan read `at..end`; empty if it somehow did not.)
+unsafe fn number_text(buf: &[u8], at: usize, end: usize) -> &str {
     let bytes = buf.get(at..end).unwrap_or_default();
-    // SAFETY: the number grammar admits only ASCII bytes.
+    // SAFETY: the caller's contract.
     unsafe { std::str::from_utf8_unchecked(bytes) }
 }

@@ -13,14 +13,20 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use super::string::{control, unterminated, ESCAPED, NON_ASCII};
 use crate::decode::common::Pending;
 
-/// A classifier.
+/// An instruction set a classifier uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Level {
+pub(crate) enum Isa {
     Scalar = 1,
     Sse2 = 2,
     Avx2 = 3,
     Avx512 = 4,
 }
+
+/// A classifier this CPU can run. Only [`Level::current`] and [`Level::all_available`] make
+/// one (the field is private to this module), so holding a `Level` proves that its
+/// instructions are available: that is what makes [`string_end`] safe to call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Level(Isa);
 
 /// The chosen level (0: not chosen yet).
 static LEVEL: AtomicU8 = AtomicU8::new(0);
@@ -29,44 +35,52 @@ impl Level {
     /// The level in use: the best the CPU has, capped by `TFWIRE_SIMD`.
     #[inline(always)]
     pub(crate) fn current() -> Level {
+        // Only `choose` stores a level, and only one of `all_available`'s.
         match LEVEL.load(Ordering::Relaxed) {
-            1 => Level::Scalar,
-            2 => Level::Sse2,
-            3 => Level::Avx2,
-            4 => Level::Avx512,
+            1 => Level(Isa::Scalar),
+            2 => Level(Isa::Sse2),
+            3 => Level(Isa::Avx2),
+            4 => Level(Isa::Avx512),
             _ => Level::choose(),
         }
+    }
+
+    /// The instruction set.
+    #[cfg(test)]
+    pub(crate) fn isa(self) -> Isa {
+        self.0
     }
 
     #[cold]
     #[inline(never)]
     fn choose() -> Level {
-        let best = Level::all_available()
-            .into_iter()
-            .max()
-            .unwrap_or(Level::Scalar);
         let cap = match std::env::var("TFWIRE_SIMD").as_deref() {
-            Ok("scalar") => Level::Scalar,
-            Ok("sse2") => Level::Sse2,
-            Ok("avx2") => Level::Avx2,
-            _ => Level::Avx512,
+            Ok("scalar") => Isa::Scalar,
+            Ok("sse2") => Isa::Sse2,
+            Ok("avx2") => Isa::Avx2,
+            _ => Isa::Avx512,
         };
-        let level = best.min(cap);
-        LEVEL.store(level as u8, Ordering::Relaxed);
+        // The best available level not above the cap (the scalar one is always available).
+        let level = Level::all_available()
+            .into_iter()
+            .filter(|l| l.0 <= cap)
+            .max()
+            .unwrap_or(Level(Isa::Scalar));
+        LEVEL.store(level.0 as u8, Ordering::Relaxed);
         level
     }
 
     /// Every level this CPU can run.
     pub(crate) fn all_available() -> Vec<Level> {
-        let mut levels = vec![Level::Scalar];
+        let mut levels = vec![Level(Isa::Scalar)];
         #[cfg(target_arch = "x86_64")]
         {
-            levels.push(Level::Sse2);
+            levels.push(Level(Isa::Sse2));
             if std::arch::is_x86_feature_detected!("avx2") {
-                levels.push(Level::Avx2);
+                levels.push(Level(Isa::Avx2));
             }
             if std::arch::is_x86_feature_detected!("avx512bw") {
-                levels.push(Level::Avx512);
+                levels.push(Level(Isa::Avx512));
             }
         }
         levels
@@ -92,16 +106,16 @@ pub(crate) fn string_end(
     i: usize,
     open: usize,
 ) -> Result<(usize, u8), Pending> {
-    match level {
+    match level.0 {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `level` is one the CPU has (see above), so its instructions are available.
-        Level::Avx512 => unsafe { string_end_avx512(buf, i, open) },
+        // SAFETY: a `Level` is made only for an instruction set the CPU has (see `Level`).
+        Isa::Avx512 => unsafe { string_end_avx512(buf, i, open) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Level::Avx2 => unsafe { string_end_avx2(buf, i, open) },
+        Isa::Avx2 => unsafe { string_end_avx2(buf, i, open) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: SSE2 is part of the x86-64 baseline.
-        Level::Sse2 => unsafe { string_end_sse2(buf, i, open) },
+        Isa::Sse2 => unsafe { string_end_sse2(buf, i, open) },
         _ => string_end_scalar(buf, i, open),
     }
 }
@@ -162,18 +176,30 @@ fn string_end_scalar(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), P
     scan_blocks!(buf, i, open, classify_scalar)
 }
 
+/// [`string_end`] with the SSE2 classifier.
+///
+/// # Safety
+/// The CPU supports SSE2 (the x86-64 baseline: always).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 unsafe fn string_end_sse2(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
     scan_blocks!(buf, i, open, classify_sse2)
 }
 
+/// [`string_end`] with the AVX2 classifier.
+///
+/// # Safety
+/// The CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn string_end_avx2(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
     scan_blocks!(buf, i, open, classify_avx2)
 }
 
+/// [`string_end`] with the AVX-512BW classifier.
+///
+/// # Safety
+/// The CPU supports AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
 unsafe fn string_end_avx512(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
@@ -206,6 +232,11 @@ pub(crate) fn classify_scalar(block: &[u8; 64]) -> StrMasks {
     m
 }
 
+/// [`classify_scalar`]'s masks with SSE2 instructions.
+///
+/// # Safety
+/// A safe `#[target_feature]` function: callers without the feature enabled must call it
+/// in an `unsafe` block, having made sure that the CPU supports SSE2 (the x86-64 baseline: always).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 #[inline]
@@ -232,6 +263,11 @@ fn classify_sse2(block: &[u8; 64]) -> StrMasks {
     m
 }
 
+/// [`classify_scalar`]'s masks with AVX2 instructions.
+///
+/// # Safety
+/// A safe `#[target_feature]` function: callers without the feature enabled must call it
+/// in an `unsafe` block, having made sure that the CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -258,6 +294,11 @@ fn classify_avx2(block: &[u8; 64]) -> StrMasks {
     m
 }
 
+/// [`classify_scalar`]'s masks with AVX-512BW instructions.
+///
+/// # Safety
+/// A safe `#[target_feature]` function: callers without the feature enabled must call it
+/// in an `unsafe` block, having made sure that the CPU supports AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
 #[inline]
@@ -316,7 +357,7 @@ mod tests {
         ];
         let mut out = Vec::new();
         let mut x = 0x2545_f491_4f6c_dd1d_u64;
-        for len in 0..300 {
+        for len in (0..300).step_by(crate::test_rng::rounds(1, 7)) {
             let mut s = Vec::new();
             for _ in 0..len % 97 {
                 crate::test_rng::next(&mut x);
@@ -356,7 +397,7 @@ mod tests {
     #[test]
     fn classifiers_equal_the_naive_one() {
         let mut block = [0u8; 64];
-        for seed in 0..64u64 {
+        for seed in 0..crate::test_rng::rounds(64, 4) as u64 {
             for (k, b) in block.iter_mut().enumerate() {
                 *b = ((k as u64 * 37 + seed * 101) % 256) as u8;
             }
@@ -365,11 +406,11 @@ mod tests {
             for level in Level::all_available() {
                 // SAFETY: `level` is available on this CPU.
                 let got = unsafe {
-                    match level {
-                        Level::Sse2 => classify_sse2(&block),
-                        Level::Avx2 => classify_avx2(&block),
-                        Level::Avx512 => classify_avx512(&block),
-                        Level::Scalar => classify_scalar(&block),
+                    match level.isa() {
+                        Isa::Sse2 => classify_sse2(&block),
+                        Isa::Avx2 => classify_avx2(&block),
+                        Isa::Avx512 => classify_avx512(&block),
+                        Isa::Scalar => classify_scalar(&block),
                     }
                 };
                 assert_eq!(got, want, "{level:?}");

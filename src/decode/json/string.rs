@@ -253,8 +253,13 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
     // (`n` is at most `isize::MAX`, so `n + 32` cannot wrap; `w <= r <= n` throughout, and
     // the `r`/`w` steps below move over bytes just read and written.)
     let dst = bump.alloc_slice_fill_with(n.wrapping_add(BLOCK), |_| MaybeUninit::<u8>::uninit());
+    // Every write below goes through `out`, derived once: `dst` is not used again, so no
+    // reborrow of it can invalidate the pointer (Stacked and Tree Borrows alike).
+    let out = Out {
+        ptr: dst.as_mut_ptr().cast::<u8>(),
+        cap: dst.len(),
+    };
     let src = raw.as_ptr();
-    let out = dst.as_mut_ptr().cast::<u8>();
     let (mut r, mut w) = (0usize, 0usize);
     loop {
         // Whole blocks, with one bounds check each: copy 32 bytes, then keep those before the
@@ -265,7 +270,7 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
             // never read, so their being uninitialised does not matter.
             let block = unsafe { src.add(r).cast::<[u8; BLOCK]>().read_unaligned() };
             // SAFETY: as above.
-            unsafe { out.add(w).cast::<[u8; BLOCK]>().write_unaligned(block) };
+            unsafe { out.ptr.add(w).cast::<[u8; BLOCK]>().write_unaligned(block) };
             let m = byte_mask(&block, b'\\');
             if m == 0 {
                 r = r.wrapping_add(BLOCK);
@@ -280,20 +285,16 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
                 .get(r.wrapping_add(1))
                 .map_or(NOT_SIMPLE, |&c| simple_escape(c));
             if simple != NOT_SIMPLE {
-                // SAFETY: `w <= r < n`: inside `dst`.
-                unsafe { out.add(w).write(simple) };
+                out.write(w, &[simple], at)?;
                 r = r.wrapping_add(2);
                 w = w.wrapping_add(1);
                 continue;
             }
-            (r, w) = unicode_escape(raw, r, at, dst, w)?;
+            (r, w) = unicode_escape(raw, r, at, out, w)?;
         }
         // The tail, byte by byte.
         while let Some(&c) = raw.get(r).filter(|&&c| c != b'\\') {
-            let Some(slot) = dst.get_mut(w) else {
-                return Err(overrun(at));
-            };
-            slot.write(c);
+            out.write(w, &[c], at)?;
             r = r.wrapping_add(1);
             w = w.wrapping_add(1);
         }
@@ -304,27 +305,52 @@ fn unescape<'a>(s: &str, at: usize, bump: &'a Bump) -> Result<&'a str, Pending> 
             .get(r.wrapping_add(1))
             .map_or(NOT_SIMPLE, |&c| simple_escape(c));
         if simple != NOT_SIMPLE {
-            let Some(slot) = dst.get_mut(w) else {
-                return Err(overrun(at));
-            };
-            slot.write(simple);
+            out.write(w, &[simple], at)?;
             r = r.wrapping_add(2);
             w = w.wrapping_add(1);
             continue;
         }
-        (r, w) = unicode_escape(raw, r, at, dst, w)?;
+        (r, w) = unicode_escape(raw, r, at, out, w)?;
     }
-    let Some(out) = dst.get(..w) else {
+    if w > out.cap {
         return Err(overrun(at));
-    };
-    // SAFETY: the bytes `0..w` were all written (blocks and bytes are stored at `w` before
-    // `w` moves past them), so reading them as `u8` is sound; and they are UTF-8: `s` is, the
-    // bytes copied run between backslashes (ASCII, so character boundaries), and every escape
-    // wrote a whole UTF-8-encoded `char`.
+    }
+    // SAFETY: `w <= cap`: the bytes `0..w` are inside the allocation, and all were written
+    // (blocks and bytes are stored at `w` before `w` moves past them), so reading them as
+    // `u8` is sound; the arena keeps them for `'a`, and nothing writes them again. They are
+    // UTF-8: `s` is, the bytes copied run between backslashes (ASCII, so character
+    // boundaries), and every escape wrote a whole UTF-8-encoded `char`.
     Ok(unsafe {
-        let bytes = std::slice::from_raw_parts(out.as_ptr().cast::<u8>(), w);
+        let bytes = std::slice::from_raw_parts(out.ptr.cast_const(), w);
         std::str::from_utf8_unchecked(bytes)
     })
+}
+
+/// The unescaped string's buffer: `cap` bytes of the arena at `ptr`, written through this
+/// pointer only.
+#[derive(Clone, Copy)]
+struct Out {
+    ptr: *mut u8,
+    cap: usize,
+}
+
+impl Out {
+    /// Writes `bytes` at `w`, or fails when they would not fit (which an escape never makes
+    /// happen: it is never shorter than what it decodes to).
+    #[inline(always)]
+    fn write(self, w: usize, bytes: &[u8], at: usize) -> Result<(), Pending> {
+        match w.checked_add(bytes.len()) {
+            Some(end) if end <= self.cap => {
+                // SAFETY: `w + len <= cap`: the destination is inside the buffer, which does
+                // not overlap `bytes` (a fresh arena allocation, not yet handed out).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(w), bytes.len())
+                };
+                Ok(())
+            }
+            _ => Err(overrun(at)),
+        }
+    }
 }
 
 /// [`simple_escape`]'s answer for a byte that does not make a one-byte escape.
@@ -353,24 +379,19 @@ fn simple_escape(c: u8) -> u8 {
     TABLE.get(usize::from(c)).copied().unwrap_or(NOT_SIMPLE)
 }
 
-/// A `\u` escape (or an invalid one) at `raw[r]`, written at `dst[w]`: the positions after it.
+/// A `\u` escape (or an invalid one) at `raw[r]`, written at `out[w]`: the positions after it.
 #[inline(never)]
 fn unicode_escape(
     raw: &[u8],
     r: usize,
     at: usize,
-    dst: &mut [MaybeUninit<u8>],
+    out: Out,
     w: usize,
 ) -> Result<(usize, usize), Pending> {
     let (c, used) = escape(raw, r, at)?;
     let mut utf8 = [0u8; 4];
     let encoded = c.encode_utf8(&mut utf8).as_bytes();
-    let Some(out) = dst.get_mut(w..w.wrapping_add(encoded.len())) else {
-        return Err(overrun(at));
-    };
-    for (o, &b) in out.iter_mut().zip(encoded) {
-        o.write(b);
-    }
+    out.write(w, encoded, at)?;
     Ok((r.wrapping_add(used), w.wrapping_add(encoded.len())))
 }
 

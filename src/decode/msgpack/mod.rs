@@ -337,3 +337,12 @@ impl<'a> Decoder<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every value case of `test_values` through the MessagePack executor (and items.rs, the program's key matching, the dynamic-type cache); run under Miri by `.ci/miri`.
+    #[test]
+    fn value_cases() {
+        crate::test_values::check_all();
+    }
+}
