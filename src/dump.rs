@@ -17,25 +17,71 @@
 //! let bump = Bump::new();
 //! let input = [0x82, 0xa1, b'a', 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 0xa1, b'b', 0x91, 0xa1, b'x'];
 //! let value = program.decode_msgpack(&input, &bump).unwrap();
-//! assert_eq!(dump::to_string(&program, value), r#"{"a":1.5,"b":["x"]}"#);
+//! assert_eq!(dump::to_string(&program, value)?, r#"{"a":1.5,"b":["x"]}"#);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A value that `program` did not decode (or build) is an error where it shows: an object whose
+//! op is not an object of `program` with as many attributes; and so is a value built by hand
+//! deeper than [`MAX_VALUE_DEPTH`].
 
 use std::fmt::Write;
 
+use crate::encode::EncodeError;
+use crate::limits::MAX_VALUE_DEPTH;
 use crate::number::Number;
 use crate::program::Program;
 use crate::spare::Spare;
 use crate::value::{Object, Refinements, Value};
 
-/// Renders the DUMP of `value`, which `program` decoded.
-pub fn to_string(program: &Program, value: Value<'_>) -> String {
+/// Renders the DUMP of `value`, which `program` decoded or built.
+pub fn to_string(program: &Program, value: Value<'_>) -> Result<String, EncodeError> {
     let mut out = String::new();
-    write(&mut out, program, value);
-    out
+    write(&mut out, program, value)?;
+    Ok(out)
 }
 
-/// Appends the DUMP of `value` to `out`.
-pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
+/// Appends the DUMP of `value` to `out` (on an error, `out` holds what was written before
+/// it).
+pub fn write(out: &mut String, program: &Program, value: Value<'_>) -> Result<(), EncodeError> {
+    write_at(out, program, value, 0)
+}
+
+/// Writes the DUMP of `value` to `writer`, through a buffer of its own (a bad value is an
+/// [`std::io::ErrorKind::InvalidData`] error carrying the [`EncodeError`]).
+///
+/// ```
+/// # use bumpalo::Bump;
+/// # use tfwire::{dump, Program};
+/// let program = Program::from_type_json(r#"["list","string"]"#)?;
+/// let bump = Bump::new();
+/// let value = program.decode_json(br#"["a","b"]"#, &bump)?;
+/// let mut out = Vec::new();
+/// dump::to_writer(&mut out, &program, value)?;
+/// assert_eq!(out, br#"["a","b"]"#);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn to_writer<W: std::io::Write>(
+    mut writer: W,
+    program: &Program,
+    value: Value<'_>,
+) -> std::io::Result<()> {
+    let text = to_string(program, value)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    writer.write_all(text.as_bytes())
+}
+
+/// [`write`] at nesting `depth` (containers and dynamic wrappers open around `value`).
+fn write_at(
+    out: &mut String,
+    program: &Program,
+    value: Value<'_>,
+    depth: u32,
+) -> Result<(), EncodeError> {
+    if depth >= MAX_VALUE_DEPTH && value.nests() {
+        return Err(EncodeError::too_deep());
+    }
+    let inner = depth.wrapping_add(1);
     match value {
         Value::Null => out.push_str("null"),
         Value::Unknown(r) => unknown(out, r),
@@ -52,33 +98,34 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) {
                 if i > 0 {
                     out.push(',');
                 }
-                write(out, program, *v);
+                write_at(out, program, *v, inner).map_err(|e| e.in_index(i))?;
             }
             out.push(']');
         }
         // go-cty writes a map's keys sorted: then they are written as they are, without
         // the sorting vector.
         Value::Map(entries) if entries.windows(2).all(|w| w[0].0 < w[1].0) => {
-            map_entries(out, program, entries)
+            map_entries(out, program, entries, inner)?
         }
         Value::Map(entries) => {
             let mut sorted: Vec<(&str, Value<'_>)> = Vec::with_capacity(entries.len());
             // Last of repeated keys wins: a stable sort keeps wire order among equal keys.
             sorted.extend(entries.iter().copied());
             sorted.sort_by(|a, b| a.0.cmp(b.0));
-            map_entries(out, program, &sorted)
+            map_entries(out, program, &sorted, inner)?
         }
-        Value::Object(object) => object_attrs(out, program, object),
+        Value::Object(object) => object_attrs(out, program, object, inner)?,
         // A typed null or unknown shows bare.
         Value::Dynamic(d) if matches!(d.value, Value::Null | Value::Unknown(_)) => {
-            write(out, d.program, d.value)
+            write_at(out, d.program, d.value, inner)?
         }
         Value::Dynamic(d) => {
             let _ = write!(out, "{{\"type\":{},\"value\":", d.program.root_type());
-            write(out, d.program, d.value);
+            write_at(out, d.program, d.value, inner)?;
             out.push('}');
         }
     }
+    Ok(())
 }
 
 /// The bytes one attribute takes at most on the fast path: a comma, its key block and a short
@@ -92,8 +139,16 @@ const SHORT_VALUE: usize = 65;
 /// is the program's pre-quoted `"name":` copied as a 32-byte block, and a short value (null,
 /// a bool, an integer, a string under 64 bytes with nothing to escape) is written straight
 /// into room reserved once per attribute; anything else through [`write`].
-fn object_attrs(out: &mut String, program: &Program, object: Object<'_>) {
+fn object_attrs(
+    out: &mut String,
+    program: &Program,
+    object: Object<'_>,
+    depth: u32,
+) -> Result<(), EncodeError> {
     let (names, entries) = program.attr_names_and_entries(object.op());
+    if names.len() != object.attrs().len() || !program.is_object(object.op()) {
+        return Err(EncodeError::not_of_program());
+    }
     // SAFETY: everything written through the `Vec` below is UTF-8: ASCII punctuation and
     // digits, the program's keys (`str`s) and values' `str`s copied whole.
     let mut spare = Spare::new(unsafe { out.as_mut_vec() });
@@ -120,7 +175,7 @@ fn object_attrs(out: &mut String, program: &Program, object: Object<'_>) {
             continue;
         }
         drop(spare);
-        write(out, program, *v);
+        write_at(out, program, *v, depth).map_err(|e| e.in_attr(name))?;
         // SAFETY: as above.
         spare = Spare::new(unsafe { out.as_mut_vec() });
     }
@@ -133,6 +188,7 @@ fn object_attrs(out: &mut String, program: &Program, object: Object<'_>) {
         }
         spare.byte(b'}');
     }
+    Ok(())
 }
 
 /// Writes `v` when it is short (null, a bool, an integer, a string under 64 bytes with
@@ -161,7 +217,12 @@ unsafe fn short_value(spare: &mut Spare<'_>, v: &Value<'_>) -> bool {
 }
 
 /// A map's entries, sorted by key, as a JSON object; of repeated keys the last is written.
-fn map_entries(out: &mut String, program: &Program, sorted: &[(&str, Value<'_>)]) {
+fn map_entries(
+    out: &mut String,
+    program: &Program,
+    sorted: &[(&str, Value<'_>)],
+    depth: u32,
+) -> Result<(), EncodeError> {
     out.push('{');
     let mut first = true;
     for (i, (k, v)) in sorted.iter().enumerate() {
@@ -174,9 +235,10 @@ fn map_entries(out: &mut String, program: &Program, sorted: &[(&str, Value<'_>)]
         first = false;
         string(out, k);
         out.push(':');
-        write(out, program, *v);
+        write_at(out, program, *v, depth).map_err(|e| e.in_key(k))?;
     }
     out.push('}');
+    Ok(())
 }
 
 fn number(out: &mut String, n: Number<'_>) {
@@ -463,8 +525,8 @@ mod tests {
             "<&>",
         ];
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 0..120 {
-            for _ in 0..20 {
+        for len in 0..crate::test_rng::rounds(120, 70) {
+            for _ in 0..crate::test_rng::rounds(20, 1) {
                 let mut s = String::new();
                 while s.len() < len {
                     crate::test_rng::next(&mut x);
@@ -519,8 +581,20 @@ mod tests {
             &mut got,
             &empty,
             Value::Object(Object::new(empty.root(), &[])),
-        );
+        )
+        .unwrap();
         assert_eq!(got, "…{}");
+        // An object of another program is an error, not `{}` nor a part of its attributes.
+        let other = Program::from_type_json(r#"["list",["object",{"a":"string"}]]"#).unwrap();
+        let attrs = [Value::String("x")];
+        let foreign = Value::Object(Object::new(other.root(), &attrs));
+        let e = to_string(&empty, foreign).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "error at (root): an object of another program (not one this program decoded or built)"
+        );
+        let e = to_string(&program, Value::List(&[foreign])).unwrap_err();
+        assert_eq!(e.path(), "[0]");
         for len in 0..70usize {
             for special in [None, Some(0), Some(len / 2)] {
                 let mut text: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
@@ -555,7 +629,8 @@ mod tests {
                     &mut got,
                     &program,
                     Value::Object(Object::new(program.root(), &values)),
-                );
+                )
+                .unwrap();
                 let want = format!("…{}", serde_json::Value::Object(want));
                 assert_eq!(got, want, "len {len}, {special:?}");
             }
@@ -570,7 +645,7 @@ mod tests {
         let plain = [
             b'a', b' ', 0x20, b'~', 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']',
         ];
-        for len in 0..70usize {
+        for len in (0..70usize).step_by(crate::test_rng::rounds(1, 9)) {
             let base: Vec<u8> = (0..len).map(|i| plain[i % plain.len()]).collect();
             assert_eq!(first_special(&base), len, "len {len}");
             for at in 0..len {
@@ -613,7 +688,7 @@ mod tests {
             (r#"{"b":2,"a":1}"#, r#"{"a":1,"b":2}"#),
         ] {
             let v = program.decode_json(json.as_bytes(), &bump).unwrap();
-            assert_eq!(to_string(&program, v), want);
+            assert_eq!(to_string(&program, v).unwrap(), want);
         }
     }
 }

@@ -18,6 +18,12 @@ pub const MAX_TYPE_DEPTH: usize = 100;
 /// debug build (`tests/stack_depth.rs` runs one).
 pub const MAX_DEPTH: u32 = 512;
 
+/// Deepest value the encoders, the DUMP and serde walk (containers and dynamic wrappers
+/// counted, as the decoders count them): [`MAX_DEPTH`], since no decoded value is deeper. A
+/// value built by hand deeper than this is an error, not a stack overflow: each walk fits a
+/// 1 MiB thread stack at this depth in debug and release builds (`tests/stack_depth.rs`).
+pub const MAX_VALUE_DEPTH: u32 = MAX_DEPTH;
+
 /// Deepest value under a dynamic wrapper whose type holds `dynamic` (say
 /// `["list","dynamic"]`) that a decode reads through to go-cty's concrete type. That walk
 /// recurses, so it has a fixed bound of its own, small enough for a 1 MiB thread stack even in

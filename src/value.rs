@@ -192,6 +192,22 @@ pub struct Refinements<'a> {
 }
 
 impl<'a> Value<'a> {
+    /// Whether the value opens a level of nesting (a container or a dynamic wrapper), as the
+    /// decoders count depth against `max_depth` and the value walks against
+    /// [`MAX_VALUE_DEPTH`](crate::MAX_VALUE_DEPTH).
+    #[inline]
+    pub(crate) fn nests(&self) -> bool {
+        matches!(
+            self,
+            Value::List(_)
+                | Value::Set(_)
+                | Value::Tuple(_)
+                | Value::Map(_)
+                | Value::Object(_)
+                | Value::Dynamic(_)
+        )
+    }
+
     /// True for a null, also a typed null at a `dynamic` position (a [`Value::Dynamic`]
     /// holding [`Value::Null`]).
     pub fn is_null(&self) -> bool {

@@ -32,7 +32,7 @@ fn decode_all(p: &Program, inputs: &[(bool, Vec<u8>)], start: usize) -> Vec<(usi
         };
         out.push((
             i,
-            r.map(|v| dump::to_string(p, v))
+            r.map(|v| dump::to_string(p, v).unwrap())
                 .unwrap_or_else(|e| format!("error {e}")),
         ));
         bump.reset();
@@ -159,7 +159,11 @@ fn the_dynamic_type_cache_under_contention() {
                         _ => p.decode_json(json, &bump),
                     };
                     let v = v.unwrap_or_else(|e| panic!("thread {k}, type {i}: {e}"));
-                    assert_eq!(&dump::to_string(p, v), want, "thread {k}, type {i}");
+                    assert_eq!(
+                        &dump::to_string(p, v).unwrap(),
+                        want,
+                        "thread {k}, type {i}"
+                    );
                 }
             });
         }
@@ -197,7 +201,7 @@ fn max_dynamic_types_is_enforced_under_contention() {
                     let (_, mp, _, want) = &cases[i];
                     match p.decode_msgpack_with(mp, &bump, &options) {
                         Ok(v) => {
-                            assert_eq!(&dump::to_string(p, v), want);
+                            assert_eq!(&dump::to_string(p, v).unwrap(), want);
                             decoded.lock().unwrap().insert(i);
                         }
                         Err(e) => assert_eq!(e.kind(), ErrorKind::Limit, "type {i}: {e}"),

@@ -261,8 +261,8 @@ fn numbers_and_nesting_past_the_bounds_are_errors() {
         .unwrap()
         .join()
         .unwrap();
-    assert_eq!(deep.0, "nested more than 1024 levels deep");
-    assert_eq!(deep.1, "[0]".repeat(1024));
+    assert_eq!(deep.0, "nested more than 512 levels deep");
+    assert_eq!(deep.1, "[0]".repeat(512));
 }
 
 /// Naive oracle for the encoder's fast paths: the shortest MessagePack str, written byte by

@@ -1288,7 +1288,7 @@ fn gaps_out_of_order_and_indented_keys_decode() {
     let bump = Bump::new();
     let dump = |input: &str| {
         let v = program.decode_json(input.as_bytes(), &bump).unwrap();
-        tfwire::dump::to_string(&program, v)
+        tfwire::dump::to_string(&program, v).unwrap()
     };
     let want = r#"{"a":1,"b":["x"],"with space":null}"#;
     for input in [

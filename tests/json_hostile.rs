@@ -37,14 +37,14 @@ fn every_truncation_is_eof() {
         let full = p
             .decode_json(input.as_bytes(), &bump)
             .unwrap_or_else(|e| panic!("{input}: {e}"));
-        let _ = dump::to_string(&p, full);
+        let _ = dump::to_string(&p, full).unwrap();
         for cut in 0..input.len() {
             let prefix = &input.as_bytes()[..cut];
             match p.decode_json(prefix, &bump) {
                 Ok(v) => panic!(
                     "{ty} {:?}: decoded to {}",
                     String::from_utf8_lossy(prefix),
-                    dump::to_string(&p, v)
+                    dump::to_string(&p, v).unwrap()
                 ),
                 Err(e) => {
                     assert_eq!(
@@ -185,7 +185,10 @@ fn dynamic_nesting_beyond_max_depth() {
     );
     // Wrappers of type dynamic read through to the innermost value, as in go-cty.
     let v = p.decode_json(input.as_bytes(), &bump).unwrap();
-    assert_eq!(dump::to_string(&p, v), r#"{"type":"number","value":1}"#);
+    assert_eq!(
+        dump::to_string(&p, v).unwrap(),
+        r#"{"type":"number","value":1}"#
+    );
 }
 
 #[test]
@@ -266,7 +269,7 @@ fn mutations_never_panic_and_accept_only_json() {
             bump.reset();
             if let Ok(v) = p.decode_json(&m, &bump) {
                 accepted += 1;
-                let _ = dump::to_string(&p, v);
+                let _ = dump::to_string(&p, v).unwrap();
                 // serde_json must agree it is JSON (it rejects numbers beyond f64; we keep them).
                 if let Err(e) = serde_json::from_slice::<serde_json::Value>(&m) {
                     let range = e.to_string().starts_with("number out of range");

@@ -89,7 +89,7 @@ fn list_block_is_an_array_in_order() {
     let v = p.decode_msgpack(&two, &bump).unwrap();
     assert!(matches!(v.attr(&p, "rule"), Some(Value::List(e)) if e.len() == 2));
     assert_eq!(
-        dump::to_string(&p, v),
+        dump::to_string(&p, v).unwrap(),
         r#"{"name":"web","rule":[{"port":443,"proto":"tcp"},{"port":53,"proto":"udp"}]}"#
     );
     assert_eq!(
@@ -114,7 +114,7 @@ fn set_block_is_an_array() {
     let v = p.decode_msgpack(&two, &bump).unwrap();
     assert!(matches!(v.attr(&p, "rule"), Some(Value::Set(e)) if e.len() == 2));
     assert_eq!(
-        dump::to_string(&p, v),
+        dump::to_string(&p, v).unwrap(),
         r#"{"name":"web","rule":[{"port":53,"proto":"udp"},{"port":53,"proto":"udp"}]}"#
     );
 }

@@ -193,7 +193,7 @@ fn list_map_and_object_of_dynamic() {
             Some(7)
         );
         assert_eq!(
-            dump::to_string(p, v),
+            dump::to_string(p, v).unwrap(),
             r#"{"extra":{"type":["object",{"n":"number"}],"value":{"n":7}},"id":"i-1"}"#
         );
     });

@@ -99,7 +99,7 @@ fn attributes_after_a_gap_and_a_long_named_dynamic_type_keep_their_values() {
             .decode_json_with(input.as_bytes(), &bump, &options(max))
             .unwrap_or_else(|e| panic!("max_string_len {max}: {e}"));
         assert_eq!(
-            tfwire::dump::to_string(&p, v),
+            tfwire::dump::to_string(&p, v).unwrap(),
             r#"{"a":null,"b":{"type":["object",{"longname":"string"}],"value":{"longname":null}},"c":"x","d":"y"}"#,
             "max_string_len {max}"
         );
@@ -110,7 +110,7 @@ fn attributes_after_a_gap_and_a_long_named_dynamic_type_keep_their_values() {
         .decode_json_with(input.as_bytes(), &bump, &options(5))
         .unwrap();
     assert_eq!(
-        tfwire::dump::to_string(&p, v),
+        tfwire::dump::to_string(&p, v).unwrap(),
         r#"{"a":null,"b":{"type":["object",{"longname":"string"}],"value":{"longname":null}},"c":"x","d":"y"}"#
     );
 }

@@ -80,7 +80,7 @@ fn outcomes(set: &SchemaSet, state: &StateFile<'_>) -> Vec<String> {
                     m.document,
                     m.provider,
                     m.schema_version,
-                    tfwire::dump::to_string(m.program, v)
+                    tfwire::dump::to_string(m.program, v).unwrap()
                 ),
                 Outcome::Error(e, m) => {
                     format!("error {} {} {:?}: {e}", m.document, m.provider, e.kind())

@@ -274,20 +274,20 @@ fn nesting_is_capped() {
     big_stack(|| {
         let p = program(r#"["list","dynamic"]"#);
         let bump = Bump::new();
-        // 1,024 levels (the null at depth 1,024) is past the cap of 2 × MAX_DEPTH.
-        let ok = nested(&bump, 1023);
+        // MAX_VALUE_DEPTH (512) lists around a null are within the cap; one more is past it.
+        let ok = nested(&bump, 512);
         let json = to_json(p.typed(ok));
-        assert_eq!(json.len(), 2 * 1023 + 4);
+        assert_eq!(json.len(), 2 * 512 + 4);
         let _: serde_json::Value = from_typed(p.typed(ok)).unwrap();
-        let deep = nested(&bump, 1024);
-        let path = "[0]".repeat(1024);
+        let deep = nested(&bump, 513);
+        let path = "[0]".repeat(512);
         assert_eq!(
             ser_error(p.typed(deep)),
-            format!("error at {path}: nested more than 1024 levels deep")
+            format!("error at {path}: nested more than 512 levels deep")
         );
         assert_eq!(
             de_error::<serde_json::Value>(p.typed(deep)),
-            format!("error at {path}: nested more than 1024 levels deep")
+            format!("error at {path}: nested more than 512 levels deep")
         );
         // IgnoredAny looks at nothing.
         let _: IgnoredAny = from_typed(p.typed(deep)).unwrap();

@@ -38,7 +38,7 @@ impl Read for Chunked<'_> {
 fn line(item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> String {
     let attrs = item.instance.attributes.json().map(str::len);
     let result = match outcome {
-        Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v)),
+        Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v).unwrap()),
         Outcome::Error(e, m) => format!("error {e} (document {})", m.document),
         Outcome::NoSchema => "no schema".into(),
         Outcome::Legacy => "legacy".into(),

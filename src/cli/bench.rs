@@ -314,7 +314,8 @@ fn check(case: &Case) -> Result<usize, Failure> {
         ))
     })?;
     if let Some(expected) = &case.expected_dump {
-        let got = tfwire::dump::to_string(&case.program, value);
+        let got = tfwire::dump::to_string(&case.program, value)
+            .map_err(|e| Failure::BadInput(e.to_string()))?;
         let opts = dumpcmp::Options {
             f64: true,
             ignore_refinements: false,

@@ -206,7 +206,8 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let input = read_input(args.input.as_deref())?;
     let bump = Bump::new();
     let value = decode_input(&program, &input, args.format, &options, &bump)?;
-    let mut out = tfwire::dump::to_string(&program, value);
+    let mut out =
+        tfwire::dump::to_string(&program, value).map_err(|e| Failure::BadInput(e.to_string()))?;
     out.push('\n');
     write_stdout(out.as_bytes())
 }
@@ -241,7 +242,11 @@ fn decode_stream(
         match item {
             Ok(item) => {
                 line.clear();
-                line.push_str(&tfwire::dump::to_string(program, item.value));
+                if let Err(e) = tfwire::dump::write(&mut line, program, item.value) {
+                    failed += 1;
+                    eprintln!("{e}");
+                    continue;
+                }
                 line.push('\n');
                 match out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
                     Ok(()) => {}

@@ -392,6 +392,16 @@ fn decode_file(
     }
 }
 
+/// The DUMP of a value that `program` decoded. That cannot fail (such a value is of the
+/// program's type and within `MAX_VALUE_DEPTH`); were it to, the value shows as `null`.
+fn dump_decoded(out: &mut String, program: &tfwire::Program, value: tfwire::Value<'_>) {
+    let mark = out.len();
+    if tfwire::dump::write(out, program, value).is_err() {
+        out.truncate(mark);
+        out.push_str("null");
+    }
+}
+
 /// The text line of an instance (and its DUMP after it, with `--dump`), newline-terminated.
 fn text_lines(out: &mut String, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>, dump: bool) {
     item.write_address(out);
@@ -400,7 +410,7 @@ fn text_lines(out: &mut String, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_
         Outcome::Ok(value, m) => {
             out.push_str("ok\n");
             if dump {
-                tfwire::dump::write(out, m.program, *value);
+                dump_decoded(out, m.program, *value);
                 out.push('\n');
             }
         }
@@ -455,7 +465,7 @@ fn ndjson_line(
     match outcome {
         Outcome::Ok(value, m) => {
             out.push_str(",\"status\":\"ok\",\"value\":");
-            tfwire::dump::write(out, m.program, *value);
+            dump_decoded(out, m.program, *value);
         }
         Outcome::Error(e, _) => {
             out.push_str(",\"status\":\"error\",\"error\":{\"path\":");

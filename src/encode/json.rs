@@ -11,7 +11,7 @@
 use super::number::{plain_decimal, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;
 use super::shortest::write_f64;
-use super::{EncodeError, MAX_NESTING};
+use super::{EncodeError, MAX_VALUE_DEPTH};
 use crate::json_escape::write_go_json_string;
 use crate::program::{Op, OpId, Program};
 use crate::value::Value;
@@ -38,7 +38,7 @@ use crate::value::Value;
 #[derive(Default)]
 pub struct JsonEncoder {
     order: Vec<u32>,
-    /// Values open on the recursion: bounded by [`MAX_NESTING`].
+    /// Values open on the recursion: bounded by [`MAX_VALUE_DEPTH`].
     depth: usize,
 }
 
@@ -93,7 +93,7 @@ impl JsonEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        if self.depth >= MAX_NESTING {
+        if self.depth >= MAX_VALUE_DEPTH as usize {
             return Err(EncodeError::too_deep());
         }
         self.depth += 1;

@@ -28,14 +28,9 @@ use std::fmt;
 pub use json::JsonEncoder;
 pub use msgpack::MsgpackEncoder;
 
-use crate::limits::MAX_DEPTH;
+pub(crate) use crate::limits::MAX_VALUE_DEPTH;
 use crate::program::{Op, Program};
 use crate::value::Value;
-
-/// How deep a value the encoders write: twice the decoders' [`MAX_DEPTH`] (a decoded value's
-/// containers and dynamic wrappers stay within it), so a value built by hand cannot overflow
-/// the stack.
-const MAX_NESTING: usize = 2 * MAX_DEPTH as usize;
 
 /// A value that cannot be written: what was wrong, and where (Terraform's path notation).
 /// One word (boxed), so that the encoders' results stay in a register.
@@ -51,7 +46,7 @@ struct Inner {
 
 impl EncodeError {
     #[cold]
-    fn new(message: String) -> EncodeError {
+    pub(crate) fn new(message: String) -> EncodeError {
         EncodeError(Box::new(Inner {
             steps: Vec::new(),
             message,
@@ -88,26 +83,34 @@ impl EncodeError {
         EncodeError::new(format!("{what} expected, found {found}"))
     }
 
-    /// A value nested deeper than [`MAX_NESTING`].
+    /// An object whose op is not an object of the program it is written with.
     #[cold]
-    fn too_deep() -> EncodeError {
-        EncodeError::new(format!("nested more than {MAX_NESTING} levels deep"))
+    pub(crate) fn not_of_program() -> EncodeError {
+        EncodeError::new(
+            "an object of another program (not one this program decoded or built)".into(),
+        )
+    }
+
+    /// A value nested deeper than [`MAX_VALUE_DEPTH`].
+    #[cold]
+    pub(crate) fn too_deep() -> EncodeError {
+        EncodeError::new(format!("nested more than {MAX_VALUE_DEPTH} levels deep"))
     }
 
     #[cold]
-    fn in_index(mut self, i: usize) -> EncodeError {
+    pub(crate) fn in_index(mut self, i: usize) -> EncodeError {
         self.0.steps.push(format!("[{i}]"));
         self
     }
 
     #[cold]
-    fn in_key(mut self, key: &str) -> EncodeError {
+    pub(crate) fn in_key(mut self, key: &str) -> EncodeError {
         self.0.steps.push(format!("[{key:?}]"));
         self
     }
 
     #[cold]
-    fn in_attr(mut self, name: &str) -> EncodeError {
+    pub(crate) fn in_attr(mut self, name: &str) -> EncodeError {
         self.0.steps.push(format!(".{name}"));
         self
     }

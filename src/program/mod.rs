@@ -228,6 +228,11 @@ impl Program {
         }
     }
 
+    /// Whether `op` is an object op of this program.
+    pub(crate) fn is_object(&self, op: OpId) -> bool {
+        matches!(self.code.ops.get(op.index()), Some(Op::Object { .. }))
+    }
+
     /// The attribute names of object op `op`.
     pub(crate) fn attr_names(&self, op: OpId) -> &[Box<str>] {
         match self.code.ops.get(op.index()) {

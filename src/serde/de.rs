@@ -25,7 +25,9 @@ use super::access::{Entries, Map, Seq, Variant};
 use super::maybe_unknown::MAYBE_UNKNOWN;
 #[cfg(doc)]
 use super::MaybeUnknown;
-use super::{attr_names, map_entries, shown, signed, too_deep, Integer, Num, Step, MAX_NESTING};
+use super::{
+    attr_names, map_entries, shown, signed, too_deep, Integer, Num, Step, MAX_VALUE_DEPTH,
+};
 use crate::number::Number;
 use crate::program::Program;
 use crate::value::{Typed, Value};
@@ -98,7 +100,7 @@ impl de::Error for DeError {
 /// Errors ([`DeError`]) name the value path, whether this deserializer made them or a
 /// visitor did (a missing field is an error at the object's path). The walk recurses once
 /// per level (a value as deep as a decode allows fits a 2 MiB thread stack in a debug
-/// build); a value nested deeper than twice [`MAX_DEPTH`](crate::MAX_DEPTH) (built by hand)
+/// build); a value nested deeper than [`MAX_VALUE_DEPTH`](crate::MAX_VALUE_DEPTH) (built by hand)
 /// is an error.
 ///
 /// ```
@@ -185,7 +187,7 @@ impl<'de> TypedDeserializer<'de> {
             self.value = d.value;
             self.depth = self.depth.saturating_add(1);
         }
-        if self.depth >= MAX_NESTING {
+        if self.depth >= MAX_VALUE_DEPTH as usize && self.value.nests() {
             return Err(DeError::new(too_deep()));
         }
         Ok(self)

@@ -33,18 +33,14 @@ pub use de::{from_typed, DeError, TypedDeserializer};
 pub use maybe_unknown::MaybeUnknown;
 pub use ser::{InfinityAs, Serializable, SerializeOptions, UnknownAs};
 
-use crate::limits::MAX_DEPTH;
+pub(crate) use crate::limits::MAX_VALUE_DEPTH;
 use crate::number::{normalize_decimal, Number};
 use crate::program::Program;
 use crate::value::{Object, Value};
 
-/// Deepest nesting (containers and dynamic wrappers) either side walks: twice the decoders'
-/// [`MAX_DEPTH`], as for the encoders, so that a value built by hand cannot overflow the stack.
-const MAX_NESTING: usize = 2 * MAX_DEPTH as usize;
-
 /// The message of the nesting-cap error.
 fn too_deep() -> String {
-    format!("nested more than {MAX_NESTING} levels deep")
+    format!("nested more than {MAX_VALUE_DEPTH} levels deep")
 }
 
 /// One step of a value path.

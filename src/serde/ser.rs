@@ -15,7 +15,7 @@ use std::fmt;
 
 use ::serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use super::{attr_names, map_entries, render_path, too_deep, Link, Num, Step, MAX_NESTING};
+use super::{attr_names, map_entries, render_path, too_deep, Link, Num, Step, MAX_VALUE_DEPTH};
 use crate::program::Program;
 use crate::value::{Typed, Value};
 
@@ -121,7 +121,7 @@ impl<'a> Typed<'a> {
 /// Errors go through the serializer's `custom` and read `error at PATH: MESSAGE`, the path
 /// in Terraform's notation (`.ingress[2].cidr_blocks[0]`, `.tags["Name"]`, `(root)`).
 /// The walk recurses once per level (a value as deep as a decode allows fits a 2 MiB thread
-/// stack in a debug build); nesting deeper than twice [`MAX_DEPTH`](crate::MAX_DEPTH)
+/// stack in a debug build); nesting deeper than [`MAX_VALUE_DEPTH`](crate::MAX_VALUE_DEPTH)
 /// (hand-built values only) is an error too.
 ///
 /// ```
@@ -208,7 +208,7 @@ impl<'a, 'p> Node<'a, 'p> {
 
 impl Serialize for Node<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.depth >= MAX_NESTING {
+        if self.depth >= MAX_VALUE_DEPTH as usize && self.value.nests() {
             return Err(self.error(too_deep()));
         }
         let program = self.program;

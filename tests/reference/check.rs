@@ -100,7 +100,7 @@ pub fn vm_decode(p: &Program, f: Format, input: &[u8], o: &DecodeOptions) -> Res
                 );
             }
             let tree = from_vm(p, v);
-            let (got, want) = (dump::to_string(p, v), super::dump(&tree));
+            let (got, want) = (dump::to_string(p, v).unwrap(), super::dump(&tree));
             assert_eq!(
                 got, want,
                 "{f:?} DUMP of the VM value differs from the reference DUMP"
@@ -565,7 +565,7 @@ pub fn stream_chunks_with(s: &mut dyn Source) {
     let bump = Bump::new();
     // What one-shot decodes say, item by item.
     let one_shot = |bytes: &[u8], f: Format| match decode_in(&p, f, bytes, &bump) {
-        Ok(v) => format!("ok {}", dump::to_string(&p, v)),
+        Ok(v) => format!("ok {}", dump::to_string(&p, v).unwrap()),
         Err(e) => format!("error {}", e.message()),
     };
     let mut runs: Vec<(Framing, Vec<u8>, Vec<String>)> = Vec::new();
@@ -619,7 +619,7 @@ pub fn stream_chunks_with(s: &mut dyn Source) {
             got.push(match item {
                 Ok(item) => {
                     assert_eq!(item.index as usize, got.len());
-                    format!("ok {}", dump::to_string(&p, item.value))
+                    format!("ok {}", dump::to_string(&p, item.value).unwrap())
                 }
                 Err(e) => {
                     assert_eq!(e.index() as usize, got.len());

@@ -40,7 +40,7 @@ impl Read for Pieces<'_> {
 
 fn line(item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> String {
     let result = match outcome {
-        Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v)),
+        Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v).unwrap()),
         Outcome::Error(e, _) => format!("error {e}"),
         Outcome::NoSchema => "no schema".into(),
         Outcome::Legacy => "legacy".into(),

@@ -44,7 +44,7 @@ pub fn dump_with(
 ) -> Result<String, DecodeError> {
     let bump = Bump::new();
     p.decode_msgpack_with(input, &bump, options)
-        .map(|v| dump::to_string(p, v))
+        .map(|v| dump::to_string(p, v).unwrap())
 }
 
 /// The DUMP of `input` decoded by `p`; panics on a decode error.
@@ -76,7 +76,7 @@ pub fn err_with(p: &Program, input: &[u8], options: &DecodeOptions) -> DecodeErr
     match p.decode_msgpack_with(input, &bump, options) {
         Ok(v) => panic!(
             "{input:02x?}: expected an error, got {}",
-            dump::to_string(p, v)
+            dump::to_string(p, v).unwrap()
         ),
         Err(e) => e,
     }
@@ -95,7 +95,7 @@ pub fn json_err_with(ty: &str, input: &[u8], options: &DecodeOptions) -> DecodeE
         Ok(v) => panic!(
             "{ty} {}: expected an error, got {}",
             String::from_utf8_lossy(input),
-            dump::to_string(&p, v)
+            dump::to_string(&p, v).unwrap()
         ),
         Err(e) => e,
     }

@@ -592,3 +592,12 @@ fn too_many_keys(at: usize) -> Pending {
     let msg = format!("more than {} keys in one object", u32::MAX);
     Pending::new(ErrorKind::Limit, at, msg)
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every value case of `test_values` through the JSON executor (and items.rs, string.rs, simd.rs, tokens.rs, the dynamic-type cache); run under Miri by `.ci/miri`.
+    #[test]
+    fn value_cases() {
+        crate::test_values::check_all();
+    }
+}
