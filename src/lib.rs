@@ -131,7 +131,9 @@ pub use crate::serde::{
 pub use build::{BuildError, Builder, Part};
 pub use encode::{EncodeError, JsonEncoder, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
-pub use limits::{Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_TYPE_DEPTH, MAX_VALUE_DEPTH};
+pub use limits::{
+    Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_SCHEMA_DEPTH, MAX_TYPE_DEPTH, MAX_VALUE_DEPTH,
+};
 pub use number::Number;
 pub use program::{DecodeOptions, OpId, Program};
 pub use schema::Type;

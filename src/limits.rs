@@ -12,6 +12,12 @@
 /// [`Limits::max_type_json_len`].
 pub const MAX_TYPE_DEPTH: usize = 100;
 
+/// Deepest nesting of blocks and nested attribute types (`block_types`, `nested_type`) the
+/// schema loader reads: it recurses once per level, so the cap is its own, below what any
+/// real provider writes by far (a handful of levels) and below serde_json's recursion limit
+/// for the document (128 JSON levels: about 40 nested blocks).
+pub const MAX_SCHEMA_DEPTH: usize = 32;
+
 /// Hard cap on [`Limits::max_depth`]: the executors recurse once per container (and per
 /// dynamic wrapper), so the deepest input any decode accepts is this many levels, whatever
 /// `max_depth` says. Sized so that a decode at this depth fits a 1 MiB thread stack in a

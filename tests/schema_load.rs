@@ -561,3 +561,39 @@ fn malformed_inputs() {
         assert_eq!(parse_err(json), *want, "input: {json}");
     }
 }
+
+/// A bare block with `levels` blocks nested one inside the other, the innermost with one
+/// attribute.
+fn nested_blocks(levels: usize) -> String {
+    let mut json = r#"{"attributes":{"a":{"type":"string","optional":true}}}"#.to_string();
+    for _ in 0..levels {
+        json = format!(r#"{{"block_types":{{"b":{{"nesting_mode":"single","block":{json}}}}}}}"#);
+    }
+    json
+}
+
+/// The loader recurses once per nested block, under its own cap (`MAX_SCHEMA_DEPTH`), on a
+/// 1 MiB stack in debug and release builds; one level more is an error naming the place.
+#[test]
+fn nested_blocks_at_the_cap_and_past_it() {
+    let result = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let at_cap = nested_blocks(tfwire::MAX_SCHEMA_DEPTH);
+            let want = format!(
+                "{}[\"object\",{{\"a\":\"string\"}}]{}",
+                r#"["object",{"b":"#.repeat(tfwire::MAX_SCHEMA_DEPTH),
+                "}]".repeat(tfwire::MAX_SCHEMA_DEPTH)
+            );
+            assert_eq!(ty(&at_cap), want);
+            parse_err(&nested_blocks(tfwire::MAX_SCHEMA_DEPTH + 1))
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let path = r#"block type "b": "#.repeat(tfwire::MAX_SCHEMA_DEPTH + 1);
+    assert_eq!(
+        result,
+        format!("{path}blocks and nested types nested deeper than 32 levels")
+    );
+}

@@ -49,6 +49,7 @@ use super::json_tree::{Json, Map};
 
 use super::{Attribute, AttributeKind, Block, NestedBlock, NestedType, NestingMode, Type};
 use crate::error::SchemaError;
+use crate::limits::MAX_SCHEMA_DEPTH;
 
 /// Which schema of a providers-schema document to use.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -338,6 +339,8 @@ struct Path<'a> {
     parent: Option<&'a Path<'a>>,
     label: &'static str,
     name: Option<&'a str>,
+    /// Nested blocks and nested attribute types open around this step.
+    nesting: usize,
 }
 
 impl Path<'static> {
@@ -345,6 +348,7 @@ impl Path<'static> {
         parent: None,
         label: "",
         name: None,
+        nesting: 0,
     };
 }
 
@@ -354,7 +358,28 @@ impl<'a> Path<'a> {
             parent: Some(self),
             label,
             name,
+            nesting: self.nesting,
         }
+    }
+
+    /// A step into a nested block or a nested attribute type: one level of the loader's
+    /// recursion, checked against [`MAX_SCHEMA_DEPTH`] on entry.
+    fn push_nested(
+        &'a self,
+        label: &'static str,
+        name: Option<&'a str>,
+    ) -> Result<Path<'a>, SchemaError> {
+        let mut path = self.push(label, name);
+        path.nesting = self.nesting.saturating_add(1);
+        if path.nesting > MAX_SCHEMA_DEPTH {
+            return Err(error_at(
+                &path,
+                format_args!(
+                    "blocks and nested types nested deeper than {MAX_SCHEMA_DEPTH} levels"
+                ),
+            ));
+        }
+        Ok(path)
     }
 }
 
@@ -508,7 +533,7 @@ fn block(obj: &Map<'_>, path: &Path<'_>) -> Result<Block, SchemaError> {
         if shadowed && bt.is_null() {
             continue;
         }
-        let path = path.push("block type", Some(name));
+        let path = path.push_nested("block type", Some(name))?;
         let Json::Object(bt) = bt else {
             return Err(expected(&path, "", "an object", bt));
         };
@@ -573,7 +598,7 @@ fn attribute(obj: &Map<'_>, path: &Path<'_>) -> Result<Attribute, SchemaError> {
         (None, None) => return Err(error_at(path, "neither type nor nested_type is set")),
         (Some(t), None) => AttributeKind::Type(attribute_type(t, path)?),
         (None, Some(n)) => {
-            let npath = path.push("nested_type", None);
+            let npath = path.push_nested("nested_type", None)?;
             let nesting = match nesting_member(n, &npath)? {
                 Some(NestingMode::Group) => Some(NestingMode::Single),
                 other => other,
