@@ -1,5 +1,5 @@
 //! The DUMP: a canonical JSON rendering of a decoded value under its type, the contract of
-//! the CLI and of the conformance suite (DESIGN.md §5).
+//! the CLI and of the conformance suite (the design's §5, in the shared checkout's `DESIGN.md`).
 //!
 //! - null → `null`; unknown → `{"$unknown":{…}}` with the refinements present (`null`,
 //!   `prefix`, `lower`/`upper` as `[number, inclusive]`, `len_min`/`len_max`);

@@ -8,9 +8,9 @@
 //! `list(bool)`. This module computes that concrete type, finds its program in the dynamic-type
 //! cache, and rebuilds the value under it without the inner wrappers.
 //!
-//! Only the outermost such wrapper reads through (the VM counts the open ones), so a value is
+//! Only the outermost such wrapper reads through (the executor counts the open ones), so a value is
 //! walked once however deeply these wrappers nest; a wrapper of type `"dynamic"` itself is
-//! just its inner value and is resolved at once (the VM does that, in O(1)). This is the cold path: real providers
+//! just its inner value and is resolved at once (the executor does that, in O(1)). This is the cold path: real providers
 //! write concrete wrapper types except for typed nulls and empty collections.
 
 use bumpalo::Bump;

@@ -4,7 +4,7 @@
 //! nested wrapper is not rescanned.
 //!
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
-//! `json_scan` on positions).
+//! `scan.rs` on positions).
 
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;

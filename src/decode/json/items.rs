@@ -2,7 +2,7 @@
 //! coercions out of line), map and object keys, and the skip of an unknown attribute's value.
 //!
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
-//! `json_scan` on positions).
+//! `scan.rs` on positions).
 
 use super::number::{number, short_number};
 use super::scan::{colon, eof, expected, literal, unexpected, ws};
@@ -130,7 +130,7 @@ impl<'a> Decoder<'a> {
                 }
             }
             match buf.get(pos) {
-                // (Past the byte just read: see `json_scan` on positions.)
+                // (Past the byte just read: see `scan.rs` on positions.)
                 Some(b',') => pos = pos.wrapping_add(1),
                 Some(b']') => {
                     self.pos = pos.wrapping_add(1);

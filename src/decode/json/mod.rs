@@ -1,7 +1,7 @@
 //! The JSON executor: runs a [`Program`] over borrowed JSON bytes in one forward pass,
 //! recursing once per container under the depth cap, building [`Value`]s in a bumpalo arena.
 //! The same shape as the MessagePack executor (`msgpack.rs`): one function per container kind
-//! with its loop state in locals, scalars decoded inline (`json_items.rs`), an error's value
+//! with its loop state in locals, scalars decoded inline (`items.rs`), an error's value
 //! path added by each container it unwinds through.
 //!
 //! JSON gives no element counts, so the elements of open lists, sets and maps are collected
@@ -12,7 +12,7 @@
 //! and compact), so an expected key is never scanned; any other key is read in full and looked
 //! up. Dynamic wrappers live in `json_dynamic.rs`.
 //!
-//! Semantics follow go-cty's `cty/json` with DESIGN.md §4: missing attributes are null,
+//! Semantics follow go-cty's `cty/json` with the design's §4 (the shared checkout's `DESIGN.md`): missing attributes are null,
 //! unknown attributes and duplicate keys are errors, the go-cty coercions (number from a
 //! string, bool from `"true"`/`"false"`/`"1"`/`"0"`, string from a number or bool) apply, and
 //! anything that is not JSON (trailing bytes included) is rejected.
@@ -124,7 +124,7 @@ impl<'a> Decoder<'a> {
     fn first(&mut self, close: u8) -> bool {
         let at = ws(self.buf, self.pos);
         if self.buf.get(at) == Some(&close) {
-            // (Past the byte just read: see `json_scan` on positions.)
+            // (Past the byte just read: see `scan.rs` on positions.)
             self.pos = at.wrapping_add(1);
             return false;
         }

@@ -12,7 +12,7 @@ use crate::error::ErrorKind;
 /// integer that fits `i64`, its value.
 #[inline(always)]
 pub(super) fn number(buf: &[u8], at: usize) -> Result<(usize, Option<i64>), Pending> {
-    // (Every `wrapping_add` steps over bytes just read: see `json_scan`.)
+    // (Every `wrapping_add` steps over bytes just read: see `scan.rs` on positions.)
     let mut i = at;
     let neg = buf.get(i) == Some(&b'-');
     i = i.wrapping_add(neg as usize);

@@ -2,7 +2,7 @@
 //! and `null`, the colon after a key, the bytes that continue a token, and the errors for
 //! unexpected bytes, separators, the end of the input and nesting.
 //!
-//! The rest of the scanning lives beside it: [`json_string`](super::json_string) (strings and
+//! The rest of the scanning lives beside it: [`string`](super::string) (strings and
 //! escapes), [`json_number`](super::json_number) (the number grammar),
 //! [`json_skip`](super::json_skip) (validating skips) and [`json_extent`](super::json_extent)
 //! (value extents without validation). Every function takes the input and a position and

@@ -98,7 +98,7 @@ pub(crate) struct StrMasks {
 }
 
 /// The end of the string whose body starts at `i` (its quote at `open`), as
-/// `json_string::scan_string` defines it, with the classifier of `level` (which the CPU must
+/// `string::scan_string` defines it, with the classifier of `level` (which the CPU must
 /// have: [`Level::current`] or one of [`Level::all_available`]).
 pub(crate) fn string_end(
     level: Level,

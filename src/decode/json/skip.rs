@@ -36,7 +36,7 @@ pub(super) fn skip(
                 }
                 let object = c == b'{';
                 stack.push(object);
-                // (Steps over bytes just read: see `json_scan` on positions.)
+                // (Steps over bytes just read: see `scan.rs` on positions.)
                 i = ws(buf, i.wrapping_add(1));
                 if buf.get(i) == Some(if object { &b'}' } else { &b']' }) {
                     stack.pop();

@@ -4,7 +4,7 @@
 //! values).
 //!
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
-//! `json_scan` on positions); bytes are read with `get`.
+//! `scan.rs` on positions); bytes are read with `get`.
 
 use std::mem::MaybeUninit;
 
@@ -110,7 +110,7 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
 ///
 /// A string that ends within its first 32 bytes without an escape (most keys and values of
 /// state data) takes at most two inline SSE2 steps; any other goes to the 64-byte scanner of
-/// `json_simd.rs`, which steps over escapes without stopping.
+/// `simd.rs`, which steps over escapes without stopping.
 #[inline(always)]
 pub(super) fn scan_string(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
     #[cfg(target_arch = "x86_64")]

@@ -3,7 +3,7 @@
 //! arena.
 //!
 //! Each container kind is one function with its loop state in locals; scalar children are
-//! decoded inline in that loop (`mp_items.rs`), and only a child container is a call. Object
+//! decoded inline in that loop (`items.rs`), and only a child container is a call. Object
 //! keys are compared with the key expected after the last match (go-cty writes keys sorted, so
 //! this almost always hits: one masked wide compare against the pre-encoded key) and the slots
 //! are written in order; the first key out of order moves the object to a slower loop with a
