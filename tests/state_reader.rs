@@ -295,13 +295,45 @@ fn envelope_errors() {
         err(&instance(r#"{"index_key":1.5,"attributes":{}}"#)),
         "resources[0].instances[0]: index_key: expected a string or an integer, found 1.5"
     );
-    // Attributes that are not JSON: an error for the file, at the file offset.
+    // Attributes that are not JSON: an error for the file, at the file offset, naming where
+    // in the state it is.
     let bad = instance(r#"{"attributes":{"id":"x",}}"#);
     let at = bad.find(",}").unwrap() + 1;
     assert_eq!(
         err(&bad),
-        format!("not a state file: invalid JSON at byte {at}: expected a string key, found '}}'")
+        format!("resources[0].instances[0].attributes: invalid JSON at byte {at}: expected a string key, found '}}'")
     );
+    // Cut short in the attributes, in an instance, between instances, in a resource, between
+    // resources: the place in the state and the offset.
+    let two = instance(r#"{"attributes":{"id":"x"}},{"index_key":1,"attributes":{"id":"y"}}"#);
+    let cut = |text: &str| {
+        let end = two.find(text).unwrap() + text.len();
+        (end, err(&two[..end]))
+    };
+    // (A string cut short: at its opening quote.)
+    assert_eq!(
+        cut(r#"{"id":"y"#),
+        (
+            217,
+            "resources[0].instances[1].attributes: invalid JSON at byte 215: unexpected end \
+             of input in a string"
+                .into()
+        )
+    );
+    let eof =
+        |at: &str, end: usize| format!("{at}: invalid JSON at byte {end}: unexpected end of input");
+    for (text, at) in [
+        (
+            r#"{"id":"x"}},{"index_key":1,"#,
+            "resources[0].instances[1]",
+        ),
+        (r#"{"id":"x"}},"#, "resources[0].instances"),
+        (r#""name":"a","#, "resources[0]"),
+        (r#""resources":["#, "resources"),
+    ] {
+        let (end, got) = cut(text);
+        assert_eq!(got, eof(at, end), "{text}");
+    }
     // Cut short anywhere: an error, never a panic or a partial success.
     let good = instance(r#"{"index_key":0,"attributes":{"id":"x","n":2.5}}"#);
     for cut in 0..good.len() {
@@ -439,7 +471,7 @@ fn parallel_visit_equals_visit() {
     assert_eq!(count, 30_000);
     assert!(
         e.to_string()
-            .starts_with("not a state file: invalid JSON at byte"),
+            .starts_with("resources[0].instances[30000]: invalid JSON at byte"),
         "{e}"
     );
 }
