@@ -16,6 +16,7 @@ decoding without writing values), and tfwire's one-value JSON decode of `aws_sta
 (`tfwire bench`) for scale.
 
 Usage: perf/fleet.py [--out DIR] [--files N] [--large-mb M] [--seed S] [--no-measure]
+after `cargo build --release --features bench` (target/release/tfwire, with `tfwire bench`).
 The schemas are every providers-schema document of the corpus that loads (as the corpus test
 passes them). Data: ../shared/corpus (its SOURCES.md names each file's source and license).
 """

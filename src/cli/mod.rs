@@ -1,7 +1,9 @@
 //! Command-line definitions (clap) and the subcommands.
 
+#[cfg(feature = "bench")]
 mod bench;
 mod progress;
+#[cfg(feature = "bench")]
 mod skip_walk;
 mod state;
 
@@ -34,6 +36,7 @@ enum Command {
     /// Decode every resource instance of state files against providers-schema documents.
     State(state::StateArgs),
     /// Measure tfwire against its peers (rmpv, rmp-serde, serde_json, simd-json, sonic-rs).
+    #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
 }
 
@@ -163,6 +166,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             write_stdout(program.to_string().as_bytes())
         }
         Command::State(args) => state::run(args),
+        #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(args),
     }
 }
