@@ -1,6 +1,14 @@
-//! The `tfwire` command-line tool: decode Terraform/OpenTofu wire values, print implied types
-//! and compiled programs. Data goes to stdout, diagnostics to stderr; exit 0 on success, 1 on
-//! bad input, 2 on a usage, schema or I/O error.
+//! The `tfwire` command-line tool: decode Terraform/OpenTofu wire values and state files,
+//! print implied types and compiled programs.
+//!
+//! It behaves as a Unix filter does:
+//! - data goes to stdout, diagnostics to stderr, every line of them starting `tfwire: `
+//!   (clap's usage errors too);
+//! - exit status 0 on success; 1 on bad input — a value, a state file, a schema or type file
+//!   that does not decode or cannot be read, an instance that fails to decode — or a failed
+//!   write; 2 only when the command line itself is wrong (clap's errors: an unknown flag, a
+//!   missing argument, an invalid value; an inline `--type` that is not type JSON);
+//! - a closed stdout (`tfwire … | head`) ends the run quietly with status 1.
 
 mod cli;
 
@@ -9,16 +17,40 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return usage_error(&e),
+    };
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(cli::Failure::BadInput(msg)) => {
-            eprintln!("{msg}");
+            eprintln!("tfwire: {msg}");
             ExitCode::from(1)
         }
         Err(cli::Failure::Usage(msg)) => {
             eprintln!("tfwire: {msg}");
             ExitCode::from(2)
         }
+        Err(cli::Failure::Closed) => ExitCode::from(1),
     }
+}
+
+/// clap's outcome when the command line does not parse: `--help` and `--version` print on
+/// stdout and exit 0; an error prints on stderr, each line after `tfwire: `, and exits 2.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if !e.use_stderr() {
+        // --help, --version.
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        eprintln!("tfwire: a subcommand is required (see `tfwire --help`)");
+        return ExitCode::from(2);
+    }
+    let text = e.render().to_string();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        eprintln!("tfwire: {}", line.strip_prefix("error: ").unwrap_or(line));
+    }
+    ExitCode::from(2)
 }
