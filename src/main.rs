@@ -8,7 +8,9 @@
 //!   that does not decode or cannot be read, an instance that fails to decode — or a failed
 //!   write; 2 only when the command line itself is wrong (clap's errors: an unknown flag, a
 //!   missing argument, an invalid value; an inline `--type` that is not type JSON);
-//! - a closed stdout (`tfwire … | head`) ends the run quietly with status 1.
+//! - a closed stdout (`tfwire … | head`) ends the run at once, quietly: SIGPIPE keeps its
+//!   default disposition, so the process dies of it as `cat` does (a shell reports 141).
+//!   Elsewhere a broken pipe ends the run quietly with status 1.
 
 mod cli;
 
@@ -17,6 +19,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) => return usage_error(&e),
@@ -34,6 +37,20 @@ fn main() -> ExitCode {
         Err(cli::Failure::Closed) => ExitCode::from(1),
     }
 }
+
+/// Rust ignores SIGPIPE before `main` (a write to a closed pipe then fails with `EPIPE`);
+/// the default disposition makes a closed stdout end the process at once, as it ends `cat`.
+#[cfg(unix)]
+fn restore_sigpipe() {
+    // SAFETY: `signal` with `SIG_DFL` installs no handler (no code runs in signal context);
+    // it is called first thing in `main`, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_sigpipe() {}
 
 /// clap's outcome when the command line does not parse: `--help` and `--version` print on
 /// stdout and exit 0; an error prints on stderr, each line after `tfwire: `, and exits 2.

@@ -1,12 +1,12 @@
 //! `tfwire = "0.1"` (default features) pulls only the library's own dependencies: none of the
-//! command line's (clap, rayon, indicatif) nor `tfwire bench`'s (flate2 and the peers).
+//! command line's (clap, rayon, indicatif, libc) nor `tfwire bench`'s (flate2 and the peers).
 //! Checked on the normal dependency tree `cargo tree` gives for each feature set.
 
 use std::collections::BTreeSet;
 use std::process::Command;
 
 /// The CLI's dependencies (`--features cli`).
-const CLI: [&str; 3] = ["clap", "rayon", "indicatif"];
+const CLI: [&str; 4] = ["clap", "rayon", "indicatif", "libc"];
 /// `tfwire bench`'s dependencies beyond the CLI's (`--features bench`).
 const BENCH: [&str; 6] = [
     "flate2",

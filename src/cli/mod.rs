@@ -24,7 +24,7 @@ Exit status: 0 on success; 1 on bad input (a value, a state file, a schema or ty
 that does not decode or cannot be read, an instance that fails to decode) or a failed write;
 2 when the command line itself is wrong (an unknown flag, a missing argument, an invalid
 flag value, an inline --type that is not type JSON). When standard output is closed
-(`tfwire … | head`), tfwire stops quietly.";
+(`tfwire … | head`), tfwire stops at once, quietly, killed by SIGPIPE as `cat` is.";
 
 /// Decode Terraform/OpenTofu DynamicValue bytes (MessagePack or JSON) against a provider schema.
 #[derive(Parser, Debug)]
@@ -168,7 +168,7 @@ pub enum Failure {
     BadInput(String),
     /// The command line itself is wrong: exit 2.
     Usage(String),
-    /// Standard output is closed: exit 1, quietly.
+    /// Standard output is closed (where no SIGPIPE ended the process first): exit 1, quietly.
     Closed,
 }
 
