@@ -95,7 +95,7 @@ def run(args, label, stdout=None):
             p = subprocess.run(args, stdout=f, stderr=subprocess.PIPE)
     secs = time.perf_counter() - start
     lines = p.stderr.decode().splitlines()
-    summary = next((l for l in lines if l.startswith("instances=")), "")
+    summary = next((l for l in lines if l.startswith("tfwire: instances=")), "")
     return p, secs, summary
 
 
@@ -156,7 +156,7 @@ def main():
         secs = time.perf_counter() - start
         err = p.stderr.decode()
         rss = next((l.split(":")[1].strip() for l in err.splitlines() if "Maximum resident" in l), "0")
-        summary = next((l for l in err.splitlines() if l.startswith("instances=")), "")
+        summary = next((l for l in err.splitlines() if l.startswith("tfwire: instances=")), "")
         inst = int(summary.split("instances=")[1].split()[0]) if "instances=" in summary else 0
         print(f"large --jobs {jobs}: {secs:.2f} s, {large_mb/secs:.0f} MB/s wall, "
               f"{large_mb/max(secs-base, 1e-9):.0f} MB/s beyond the fixed cost, "
