@@ -282,3 +282,44 @@ fn no_progress_bar_in_a_pipe() {
          tfwire: 2000 of 7000 instances failed to decode\n"
     );
 }
+
+/// With `--stream` the framing decides the encoding: a `--format` that says otherwise is a
+/// usage error, not ignored.
+#[test]
+fn stream_format_agrees_with_framing() {
+    let ty = r#"["object",{"n":"number"}]"#;
+    let run = |extra: &[&str]| {
+        let mut args = vec!["decode", "--type", ty, "--stream"];
+        args.extend(extra);
+        let out = tfwire(&args, b"{\"n\":1}\n");
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let ok = (Some(0), "{\"n\":1}\n".to_string(), String::new());
+    assert_eq!(run(&["--format", "json"]), ok);
+    assert_eq!(run(&["--framing", "ndjson"]), ok);
+    assert_eq!(run(&["-f", "json", "--framing", "ndjson"]), ok);
+    for (extra, message) in [
+        (
+            &["-f", "json", "--framing", "concat"][..],
+            "--framing concat cannot carry --format json",
+        ),
+        (
+            &["-f", "json", "--framing", "length-prefixed"],
+            "--framing length-prefixed cannot carry --format json",
+        ),
+        (
+            &["-f", "msgpack", "--framing", "ndjson"],
+            "--framing ndjson cannot carry --format msgpack",
+        ),
+        (
+            &["-f", "auto"],
+            "--stream reads --format msgpack or json, not auto",
+        ),
+    ] {
+        assert_eq!(
+            run(extra),
+            (Some(2), String::new(), format!("tfwire: {message}\n")),
+            "{extra:?}"
+        );
+    }
+}

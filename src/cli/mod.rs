@@ -101,9 +101,10 @@ enum Format {
 struct DecodeArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Input encoding.
-    #[arg(short, long, value_enum, default_value = "msgpack")]
-    format: Format,
+    /// Input encoding [default: msgpack]. With --stream, the framing's: json for ndjson,
+    /// msgpack for concat and length-prefixed (another is a usage error).
+    #[arg(short, long, value_enum)]
+    format: Option<Format>,
     /// Skip object attributes the schema does not have (schema drift) instead of failing.
     #[arg(long)]
     skip_unknown_attrs: bool,
@@ -119,8 +120,8 @@ struct DecodeArgs {
     /// and the exit status is 1 at the end if any failed.
     #[arg(long)]
     stream: bool,
-    /// With --stream: how values are delimited (default: ndjson for --format json, else
-    /// concat).
+    /// With --stream: how values are delimited (default: ndjson for --format json, concat
+    /// for msgpack).
     #[arg(long, value_enum, requires = "stream")]
     framing: Option<FramingArg>,
     /// The input file; `-` or nothing reads standard input.
@@ -249,7 +250,8 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
     }
     let input = read_input(args.input.as_deref())?;
     let bump = Bump::new();
-    let value = decode_input(&program, &input, args.format, &options, &bump)?;
+    let format = args.format.unwrap_or(Format::Msgpack);
+    let value = decode_input(&program, &input, format, &options, &bump)?;
     let mut out = tfwire::dump::to_string(&program, value);
     out.push('\n');
     write_stdout(out.as_bytes())
@@ -262,11 +264,30 @@ fn decode_stream(
     options: DecodeOptions,
 ) -> Result<(), Failure> {
     use tfwire::stream::{Framing, StreamOptions, ValueStream};
+    // The framing decides the encoding: --format may only agree with it.
     let framing = match (args.framing, args.format) {
-        (Some(FramingArg::Concat), _) => Framing::Concat,
-        (Some(FramingArg::LengthPrefixed), _) => Framing::LengthPrefixed,
-        (Some(FramingArg::Ndjson), _) | (None, Format::Json) => Framing::Ndjson,
-        (None, _) => Framing::Concat,
+        (Some(FramingArg::Concat), None | Some(Format::Msgpack)) => Framing::Concat,
+        (Some(FramingArg::LengthPrefixed), None | Some(Format::Msgpack)) => Framing::LengthPrefixed,
+        (Some(FramingArg::Ndjson), None | Some(Format::Json)) | (None, Some(Format::Json)) => {
+            Framing::Ndjson
+        }
+        (None, None | Some(Format::Msgpack)) => Framing::Concat,
+        (None, Some(Format::Auto)) => {
+            return Err(Failure::Usage(
+                "--stream reads --format msgpack or json, not auto".into(),
+            ))
+        }
+        (Some(framing), Some(format)) => {
+            let framing = framing
+                .to_possible_value()
+                .map(|v| v.get_name().to_string());
+            let format = format.to_possible_value().map(|v| v.get_name().to_string());
+            return Err(Failure::Usage(format!(
+                "--framing {} cannot carry --format {}",
+                framing.unwrap_or_default(),
+                format.unwrap_or_default()
+            )));
+        }
     };
     let reader: Box<dyn Read> = match args.input.as_deref() {
         Some(p) if p.as_os_str() != "-" => {
