@@ -323,3 +323,41 @@ fn stream_format_agrees_with_framing() {
         );
     }
 }
+
+/// `state --check-item-counts` reaches the decoder: a LIST block below its `min_items` fails
+/// only when asked.
+#[test]
+fn state_checks_item_counts_when_asked() {
+    let dir = common::scratch_dir("cli-habits-items");
+    let schemas = dir.join("schemas.json");
+    std::fs::write(
+        &schemas,
+        r#"{"format_version":"1.0","provider_schemas":{"registry.terraform.io/hashicorp/a":{
+          "resource_schemas":{"r":{"version":0,"block":{"block_types":{"b":{"nesting_mode":"list",
+            "min_items":1,"block":{"attributes":{"x":{"type":"string","optional":true}}}}}}}}}}}"#,
+    )
+    .unwrap();
+    let state = dir.join("s.tfstate");
+    std::fs::write(
+        &state,
+        r#"{"version":4,"resources":[{"mode":"managed","type":"r","name":"n",
+          "provider":"provider[\"registry.terraform.io/hashicorp/a\"]",
+          "instances":[{"attributes":{"b":[]}}]}]}"#,
+    )
+    .unwrap();
+    let (schemas, state) = (schemas.to_str().unwrap(), state.to_str().unwrap());
+    let out = tfwire(&["state", "-s", schemas, state], b"");
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "r.n\tok\n".into())
+    );
+    let out = tfwire(&["state", "-s", schemas, "--check-item-counts", state], b"");
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (
+            Some(1),
+            "r.n\terror at .b (byte 5): at least 1 blocks are required (0 given)\n".into()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -44,13 +44,13 @@ pub struct BenchArgs {
     )]
     type_json: Option<String>,
     /// With `--schema` and a providers-schema document: the resource type.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "schema")]
     resource: Option<String>,
     /// With `--schema` and a providers-schema document: the data source.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "schema")]
     data_source: Option<String>,
     /// With `--schema` and a providers-schema document: the provider.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "schema")]
     provider: Option<String>,
     /// Encoding of your own input (default msgpack); with the workloads, only this encoding.
     #[arg(short, long, value_enum)]
