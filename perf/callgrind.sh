@@ -15,7 +15,7 @@ command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq
 # (so a `-C target-cpu=native` build for the wall-clock bench is not overwritten).
 export RUSTFLAGS="-C target-cpu=x86-64-v3"
 export CARGO_TARGET_DIR=${CALLGRIND_TARGET_DIR:-target/callgrind}
-cargo build --release --quiet
+cargo build --release --quiet --features bench
 bin=$CARGO_TARGET_DIR/release/tfwire
 only=${1:-}
 contender=${CONTENDER:-tfwire}

@@ -16,6 +16,7 @@ decoding without writing values), and tfwire's one-value JSON decode of `aws_sta
 (`tfwire bench`) for scale.
 
 Usage: perf/fleet.py [--out DIR] [--files N] [--large-mb M] [--seed S] [--no-measure]
+after `cargo build --release --features bench` (target/release/tfwire, with `tfwire bench`).
 The schemas are every providers-schema document of the corpus that loads (as the corpus test
 passes them). Data: ../shared/corpus (its SOURCES.md names each file's source and license).
 """
@@ -94,7 +95,7 @@ def run(args, label, stdout=None):
             p = subprocess.run(args, stdout=f, stderr=subprocess.PIPE)
     secs = time.perf_counter() - start
     lines = p.stderr.decode().splitlines()
-    summary = next((l for l in lines if l.startswith("instances=")), "")
+    summary = next((l for l in lines if l.startswith("tfwire: instances=")), "")
     return p, secs, summary
 
 
@@ -155,7 +156,7 @@ def main():
         secs = time.perf_counter() - start
         err = p.stderr.decode()
         rss = next((l.split(":")[1].strip() for l in err.splitlines() if "Maximum resident" in l), "0")
-        summary = next((l for l in err.splitlines() if l.startswith("instances=")), "")
+        summary = next((l for l in err.splitlines() if l.startswith("tfwire: instances=")), "")
         inst = int(summary.split("instances=")[1].split()[0]) if "instances=" in summary else 0
         print(f"large --jobs {jobs}: {secs:.2f} s, {large_mb/secs:.0f} MB/s wall, "
               f"{large_mb/max(secs-base, 1e-9):.0f} MB/s beyond the fixed cost, "

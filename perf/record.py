@@ -4,7 +4,7 @@
     python3 perf/record.py [--rounds N] [--round-ms MS] [--no-gocty] [--callgrind] [--compile]
                            [--only A,B]
 
-Runs `tfwire bench --json` (tfwire and its Rust peers, interleaved rounds, medians), the go-cty
+Runs `tfwire bench --json` (built with `--features bench`; tfwire and its Rust peers, interleaved rounds, medians), the go-cty
 oracle's `ctyoracle bench` on the same workloads when Go and ../shared/oracle are available
 (perf/gocty.sh builds it), optionally callgrind instruction counts (perf/callgrind.sh), the peak
 RSS of the bench process, optionally the schema compile times (`cargo bench --bench compile`,
@@ -136,7 +136,7 @@ def main():
     p.add_argument("--callgrind", action="store_true")
     p.add_argument("--compile", action="store_true")
     args = p.parse_args()
-    run(["cargo", "build", "--release", "--quiet"])
+    run(["cargo", "build", "--release", "--quiet", "--features", "bench"])
     doc, peak_kib = bench(args)
     go = {} if args.no_gocty else gocty(args)
     cg = callgrind(args) if args.callgrind else {}

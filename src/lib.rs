@@ -98,8 +98,13 @@
 //! [`DecodeError`]; it never panics.
 //!
 //! # Crate features
-//! - `cli` (default): the `tfwire` binary and its dependencies. Library users:
-//!   `default-features = false`.
+//! None is on by default: `tfwire = "0.1"` is the library alone, without the command line's
+//! dependencies.
+//! - `cli`: the `tfwire` binary (`cargo install tfwire --features cli`) and its dependencies
+//!   (clap, rayon, indicatif, libc).
+//! - `bench`: `cli` and the `tfwire bench` subcommand with the peers it measures against
+//!   (rmpv, rmp-serde, simd-json, sonic-rs, serde's `derive`) — a developer tool run from a
+//!   checkout (`cargo run --release --features bench -- bench`).
 #![deny(missing_docs)]
 
 pub mod build;

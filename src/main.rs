@@ -1,6 +1,16 @@
-//! The `tfwire` command-line tool: decode Terraform/OpenTofu wire values, print implied types
-//! and compiled programs. Data goes to stdout, diagnostics to stderr; exit 0 on success, 1 on
-//! bad input, 2 on a usage, schema or I/O error.
+//! The `tfwire` command-line tool: decode Terraform/OpenTofu wire values and state files,
+//! print implied types and compiled programs.
+//!
+//! It behaves as a Unix filter does:
+//! - data goes to stdout, diagnostics to stderr, every line of them starting `tfwire: `
+//!   (clap's usage errors too);
+//! - exit status 0 on success; 1 on bad input — a value, a state file, a schema or type file
+//!   that does not decode or cannot be read, an instance that fails to decode — or a failed
+//!   write; 2 only when the command line itself is wrong (clap's errors: an unknown flag, a
+//!   missing argument, an invalid value; an inline `--type` that is not type JSON);
+//! - a closed stdout (`tfwire … | head`) ends the run at once, quietly: SIGPIPE keeps its
+//!   default disposition, so the process dies of it as `cat` does (a shell reports 141).
+//!   Elsewhere a broken pipe ends the run quietly with status 1.
 
 mod cli;
 
@@ -9,16 +19,55 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    restore_sigpipe();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return usage_error(&e),
+    };
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(cli::Failure::BadInput(msg)) => {
-            eprintln!("{msg}");
+            eprintln!("tfwire: {msg}");
             ExitCode::from(1)
         }
         Err(cli::Failure::Usage(msg)) => {
             eprintln!("tfwire: {msg}");
             ExitCode::from(2)
         }
+        Err(cli::Failure::Closed) => ExitCode::from(1),
     }
+}
+
+/// Rust ignores SIGPIPE before `main` (a write to a closed pipe then fails with `EPIPE`);
+/// the default disposition makes a closed stdout end the process at once, as it ends `cat`.
+#[cfg(unix)]
+fn restore_sigpipe() {
+    // SAFETY: `signal` with `SIG_DFL` installs no handler (no code runs in signal context);
+    // it is called first thing in `main`, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_sigpipe() {}
+
+/// clap's outcome when the command line does not parse: `--help` and `--version` print on
+/// stdout and exit 0; an error prints on stderr, each line after `tfwire: `, and exits 2.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if !e.use_stderr() {
+        // --help, --version.
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        eprintln!("tfwire: a subcommand is required (see `tfwire --help`)");
+        return ExitCode::from(2);
+    }
+    let text = e.render().to_string();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        eprintln!("tfwire: {}", line.strip_prefix("error: ").unwrap_or(line));
+    }
+    ExitCode::from(2)
 }

@@ -1,4 +1,8 @@
-//! The `tfwire` binary: data on stdout, diagnostics on stderr, exit codes 0/1/2, `--help`.
+//! The `tfwire` binary: data on stdout, diagnostics on stderr (each line after `tfwire: `),
+//! exit codes 0/1/2, `--help`, the flags. (`tests/cli_habits.rs`: the same habits across
+//! subcommands; `tests/cli_pipes.rs`: a closed stdout.)
+
+mod common;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -73,13 +77,19 @@ fn decode_reads_stdin_and_type_from_a_file() {
     );
     assert_eq!(
         out.status.code(),
-        Some(2),
-        "a type file that is not type JSON is a usage error"
+        Some(1),
+        "a type file that is not type JSON is bad input"
     );
-    assert!(
-        text(&out.stderr).starts_with("tfwire: --type: invalid type JSON"),
-        "{}",
-        text(&out.stderr)
+    assert_eq!(
+        text(&out.stderr),
+        "tfwire: tests/data/example/README.md: invalid type JSON: expected value at line 1 column 1\n"
+    );
+    // Inline, it is the command line that is wrong.
+    let out = tfwire(&["decode", "--type", "bogus"], Some(&[0xc0]));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "tfwire: --type: invalid type JSON: expected value at line 1 column 1\n"
     );
 }
 
@@ -93,7 +103,7 @@ fn decode_error_exits_1_with_path_and_offset_on_stderr() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         text(&out.stderr),
-        "error at .description (byte 89): unexpected end of input\n"
+        "tfwire: error at .description (byte 89): unexpected end of input\n"
     );
 }
 
@@ -106,42 +116,100 @@ fn decode_error_at_root_names_root() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error at (root) (byte 0): expected string, found msgpack fixarray\n"
+        "tfwire: error at (root) (byte 0): expected string, found msgpack fixarray\n"
     );
 }
 
+/// Each decode option changes the outcome: without it the value fails, with it it decodes.
 #[test]
 fn drift_options_reach_the_decoder() {
+    let outcome = |args: &[&str], input: &[u8]| {
+        let out = tfwire(args, Some(input));
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
     // {"a": 1, "z": 2} for object {a}: unknown attribute unless skipped.
     let input = [0x82, 0xa1, b'a', 0x01, 0xa1, b'z', 0x02];
     let ty = r#"["object",{"a":"number"}]"#;
-    let out = tfwire(&["decode", "--type", ty, "-"], Some(&input));
-    assert_eq!(out.status.code(), Some(1));
-    let out = tfwire(
-        &["decode", "--type", ty, "--skip-unknown-attrs", "-"],
-        Some(&input),
+    assert_eq!(
+        outcome(&["decode", "--type", ty, "-"], &input),
+        (
+            Some(1),
+            String::new(),
+            "tfwire: error at (root) (byte 4): unsupported attribute \"z\"\n".into()
+        )
     );
-    assert_eq!(text(&out.stdout), "{\"a\":1}\n");
-    let ty2 = r#"["object",{"a":"number","b":"string"}]"#;
-    let out = tfwire(
-        &["decode", "--type", ty2, "--missing-attrs-null", "-"],
-        Some(
-            &input[..4]
-                .iter()
-                .map(|b| if *b == 0x82 { 0x81 } else { *b })
-                .collect::<Vec<_>>(),
+    assert_eq!(
+        outcome(
+            &["decode", "--type", ty, "--skip-unknown-attrs", "-"],
+            &input
         ),
+        (Some(0), "{\"a\":1}\n".into(), String::new())
     );
-    assert_eq!(text(&out.stdout), "{\"a\":1,\"b\":null}\n");
+    // {"a": 1} for object {a, b}: a missing attribute unless read as null.
+    let ty2 = r#"["object",{"a":"number","b":"string"}]"#;
+    let short = [0x81, 0xa1, b'a', 0x01];
+    assert_eq!(
+        outcome(&["decode", "--type", ty2, "-"], &short),
+        (
+            Some(1),
+            String::new(),
+            "tfwire: error at (root) (byte 0): attribute \"b\" is required\n".into()
+        )
+    );
+    assert_eq!(
+        outcome(
+            &["decode", "--type", ty2, "--missing-attrs-null", "-"],
+            &short
+        ),
+        (Some(0), "{\"a\":1,\"b\":null}\n".into(), String::new())
+    );
+    // {"b": []} for a LIST block of at least one: counted only when asked.
+    let dir = common::scratch_dir("cli-item-counts");
+    let schema = dir.join("block.json");
+    std::fs::write(
+        &schema,
+        r#"{"version":0,"block":{"block_types":{"b":{"nesting_mode":"list","min_items":1,
+            "block":{"attributes":{"x":{"type":"string","optional":true}}}}}}}"#,
+    )
+    .unwrap();
+    let schema = schema.to_str().unwrap();
+    let empty = [0x81, 0xa1, b'b', 0x90];
+    assert_eq!(
+        outcome(&["decode", "--schema", schema, "-"], &empty),
+        (Some(0), "{\"b\":[]}\n".into(), String::new())
+    );
+    assert_eq!(
+        outcome(
+            &["decode", "-s", schema, "--check-item-counts", "-"],
+            &empty
+        ),
+        (
+            Some(1),
+            String::new(),
+            "tfwire: error at .b (byte 3): at least 1 blocks are required (0 given)\n".into()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// 2 only when the command line itself is wrong.
 #[test]
 fn usage_errors_exit_2() {
     for args in [
+        vec![],
         vec!["decode"],
         vec!["decode", "--type", "\"bogus\""],
-        vec!["decode", "--schema", "no/such/file.json"],
         vec!["decode", "--type", "\"string\"", "--resource", "x"],
+        vec!["decode", "--type", "\"string\"", "--format", "yaml"],
+        vec!["decode", "--type", "\"string\"", "--missing-attrs"],
+        vec!["state", "--schemas", "x.json", "--jobs", "0", "x.tfstate"],
+        vec![
+            "state",
+            "--schemas",
+            "x.json",
+            "--missing-attrs-null",
+            "x.tfstate",
+        ],
         vec!["frobnicate"],
     ] {
         let out = tfwire(&args, Some(&[0xc0]));
@@ -150,6 +218,46 @@ fn usage_errors_exit_2() {
             Some(2),
             "{args:?}: {}",
             text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// Files that cannot be read or do not load are bad input: 1, naming the file.
+#[test]
+fn unreadable_or_bad_files_exit_1() {
+    let toy = "tests/data/states/toy.schemas.json";
+    for (args, message) in [
+        (
+            vec!["decode", "--schema", "no/such/file.json"],
+            "tfwire: no/such/file.json: No such file or directory (os error 2)\n",
+        ),
+        (
+            vec!["decode", "--type", "\"string\"", "no/such/input"],
+            "tfwire: no/such/input: No such file or directory (os error 2)\n",
+        ),
+        (
+            vec!["decode", "--stream", "--type", "\"string\"", "no/such/input"],
+            "tfwire: no/such/input: No such file or directory (os error 2)\n",
+        ),
+        (
+            vec!["type", "--schema", "tests/data/example/README.md"],
+            "tfwire: tests/data/example/README.md: schema is not valid JSON: expected value at line 1 column 1\n",
+        ),
+        (
+            vec!["type", "--schema", toy],
+            "tfwire: tests/data/states/toy.schemas.json: a providers-schema document needs --resource NAME, --data-source NAME or --provider PROVIDER\n",
+        ),
+        (
+            vec!["state", "--schemas", "no/such/file.json", "tests/data/states/toy.tfstate"],
+            "tfwire: no/such/file.json: No such file or directory (os error 2)\n",
+        ),
+    ] {
+        let out = tfwire(&args, Some(&[0xc0]));
+        assert_eq!(
+            (out.status.code(), text(&out.stderr).as_str()),
+            (Some(1), message),
+            "{args:?}"
         );
         assert!(out.stdout.is_empty(), "{args:?}");
     }
@@ -174,10 +282,38 @@ fn type_and_disasm() {
 
 #[test]
 fn every_subcommand_has_help() {
-    for sub in ["decode", "transcode", "type", "disasm", "state", "bench"] {
-        let out = tfwire(&[sub, "--help"], None);
-        assert_eq!(out.status.code(), Some(0), "{sub}");
-        assert!(text(&out.stdout).contains("Usage: tfwire"), "{sub}");
+    for sub in ["decode", "transcode", "type", "disasm", "state"] {
+        for help in ["--help", "-h"] {
+            let out = tfwire(&[sub, help], None);
+            assert_eq!(out.status.code(), Some(0), "{sub}");
+            assert!(out.stderr.is_empty(), "{sub}");
+            assert!(
+                text(&out.stdout).contains(&format!("Usage: tfwire {sub}")),
+                "{sub}"
+            );
+        }
+    }
+    let out = tfwire(&["--help"], None);
+    let help = text(&out.stdout);
+    assert!(
+        help.contains("Exit status: 0 on success; 1 on bad input"),
+        "{help}"
+    );
+    // `bench` is a developer tool: only in a binary built with `--features bench`.
+    let out = tfwire(&["bench", "--help"], None);
+    if cfg!(feature = "bench") {
+        assert_eq!(out.status.code(), Some(0));
+        assert!(text(&out.stdout).contains("Usage: tfwire bench"));
+        assert!(help.contains("\n  bench "), "{help}");
+    } else {
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            text(&out.stderr),
+            "tfwire: unrecognized subcommand 'bench'\n\
+             tfwire: Usage: tfwire <COMMAND>\n\
+             tfwire: For more information, try '--help'.\n"
+        );
+        assert!(!help.contains("bench"), "{help}");
     }
 }
 
@@ -210,7 +346,7 @@ fn selectors_pick_one_schema_of_a_document() {
         &["type", "--schema", doc, "--resource", "toy_nothing"],
         None,
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
         "tfwire: tests/data/states/toy.schemas.json: resource \"toy_nothing\" not found in the providers-schema document\n"
@@ -246,10 +382,9 @@ fn decode_json_and_auto_format() {
         Some(b"{\"id\": 1,}"),
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).starts_with("error at "),
-        "{}",
-        text(&out.stderr)
+    assert_eq!(
+        text(&out.stderr),
+        "tfwire: error at (root) (byte 9): expected a string key, found '}'\n"
     );
 }
 
@@ -325,7 +460,10 @@ fn transcode_refuses_what_the_target_cannot_hold() {
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    assert_eq!(text(&out.stderr), "error at .a: value is not known\n");
+    assert_eq!(
+        text(&out.stderr),
+        "tfwire: error at .a: value is not known\n"
+    );
     let out = tfwire(
         &[
             "transcode",
@@ -354,7 +492,7 @@ fn transcode_refuses_what_the_target_cannot_hold() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error at [0]: cannot serialize infinity as JSON\n"
+        "tfwire: error at [0]: cannot serialize infinity as JSON\n"
     );
     // A decode error is bad input too; a missing --to is a usage error.
     let out = tfwire(
@@ -362,10 +500,9 @@ fn transcode_refuses_what_the_target_cannot_hold() {
         Some(b"[1"),
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).starts_with("error at "),
-        "{}",
-        text(&out.stderr)
+    assert_eq!(
+        text(&out.stderr),
+        "tfwire: error at (root) (byte 0): expected number, found JSON array\n"
     );
     let out = tfwire(&["transcode", "--type", "\"number\""], Some(b"1"));
     assert_eq!(out.status.code(), Some(2));
@@ -382,7 +519,8 @@ fn decode_stream_prints_a_dump_per_value_and_fails_at_the_end() {
     assert_eq!(text(&out.stdout), "{\"n\":1}\n{\"n\":3}\n");
     assert_eq!(
         text(&out.stderr),
-        "value 1: error at .n (byte 5): expected number, found JSON bool\n1 of 3 values failed\n"
+        "tfwire: value 1: error at .n (byte 5): expected number, found JSON bool\n\
+         tfwire: 1 of 3 values failed\n"
     );
     // Length-prefixed MessagePack from a file, every value good: exit 0.
     let mut frames = Vec::new();

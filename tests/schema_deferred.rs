@@ -258,7 +258,7 @@ fn a_malformed_schema_fails_its_instances_on_first_use() {
 
 /// `tfwire state` loads its `--schemas` deferred: a schema malformed inside fails only the
 /// instances of its type (status `error`, exit 1) and the others decode; a document whose
-/// JSON is broken fails the run at start (exit 2) with the eager parse's message.
+/// JSON is broken fails the run at start (exit 1, bad input) with the eager parse's message.
 #[test]
 fn tfwire_state_with_a_malformed_schema() {
     let dir = common::scratch_dir("deferred");
@@ -321,15 +321,12 @@ fn tfwire_state_with_a_malformed_schema() {
     )
     .unwrap();
     let out = run(&broken);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(out.stdout.is_empty());
     let eager = SchemaSet::new()
         .add_json(&std::fs::read_to_string(&broken).unwrap())
         .unwrap_err();
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        stderr.contains(&format!("{}: {eager}", broken.display())),
-        "{stderr}"
-    );
+    assert_eq!(stderr, format!("tfwire: {}: {eager}\n", broken.display()));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -302,12 +302,17 @@ fn data(name: &str) -> String {
         .to_string()
 }
 
-/// stdout without the summary's timing.
 fn stdout(out: &Output) -> String {
-    let text = String::from_utf8(out.stdout.clone()).unwrap();
-    let (body, seconds) = text.trim_end().rsplit_once(" seconds=").unwrap();
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// stderr with the summary's timing as `seconds=S`.
+fn stderr(out: &Output) -> String {
+    let text = String::from_utf8(out.stderr.clone()).unwrap();
+    let (before, after) = text.split_once(" seconds=").unwrap();
+    let (seconds, rest) = after.split_once('\n').unwrap();
     assert!(seconds.parse::<f64>().is_ok(), "{seconds}");
-    format!("{body}\n")
+    format!("{before} seconds=S\n{rest}")
 }
 
 #[test]
@@ -322,16 +327,16 @@ fn cli_hand_made_state() {
          module.app.data.toy_image.base\tok\n\
          module.app.module.db[\"eu\"].toy_server.primary[\"a\\\"b\"]\terror at (root) (byte 28): unsupported attribute \"extra\"\n\
          other_thing.x\tno schema\n\
-         toy_server.old\tno schema (legacy flatmap attributes are not supported)\n\
-         instances=7 ok=3 errors=2 no_schema=2 bytes=320\n"
+         toy_server.old\tno schema (legacy flatmap attributes are not supported)\n"
     );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "tfwire: 2 of 7 instances failed to decode\n"
+        stderr(&out),
+        "tfwire: instances=7 ok=3 errors=2 no_schema=2 bytes=320 seconds=S\n\
+         tfwire: 2 of 7 instances failed to decode\n"
     );
 
-    // Drift option, --dump, two files (a `# FILE` line before each).
+    // Drift option, --dump, two files (each line after its file's name and a tab).
     let out = tfwire(&[
         "state",
         "--skip-unknown-attrs",
@@ -343,10 +348,11 @@ fn cli_hand_made_state() {
     ]);
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2 * (1 + 7 + 4) + 1);
-    assert_eq!(lines[0], format!("# {st}"));
+    assert_eq!(lines.len(), 2 * (7 + 4));
+    assert!(lines.iter().all(|l| l.starts_with(&format!("{st}\t"))));
+    let lines: Vec<&str> = lines.iter().map(|l| &l[st.len() + 1..]).collect();
     assert_eq!(
-        lines[1..4],
+        lines[0..3],
         [
             "toy_server.web[0]\tok",
             r#"{"disk":[{"size":10}],"id":"s-0","name":"web-0","port":443,"tags":{"env":"prod"}}"#,
@@ -354,17 +360,18 @@ fn cli_hand_made_state() {
         ]
     );
     assert_eq!(
-        lines[8],
+        lines[7],
         "module.app.module.db[\"eu\"].toy_server.primary[\"a\\\"b\"]\tok"
     );
     assert_eq!(
-        lines[9],
+        lines[8],
         r#"{"disk":null,"id":"s-2","name":"db","port":null,"tags":null}"#
     );
-    assert_eq!(lines[12], format!("# {st}"));
+    assert_eq!(lines[..11], lines[11..]);
     assert_eq!(
-        lines[24],
-        "instances=14 ok=8 errors=2 no_schema=4 bytes=640"
+        stderr(&out),
+        "tfwire: instances=14 ok=8 errors=2 no_schema=4 bytes=640 seconds=S\n\
+         tfwire: 2 of 14 instances failed to decode\n"
     );
     assert_eq!(out.status.code(), Some(1));
 }
@@ -385,13 +392,14 @@ fn cli_exit_codes() {
 
     let out = tfwire(&["state", "--schemas", &schemas, &good]);
     assert_eq!(
-        (out.status.code(), stdout(&out)),
+        (out.status.code(), stdout(&out), stderr(&out)),
         (
             Some(0),
-            "instances=0 ok=0 errors=0 no_schema=0 bytes=0\n".into()
+            String::new(),
+            "tfwire: instances=0 ok=0 errors=0 no_schema=0 bytes=0 seconds=S\n".into()
         )
     );
-    // An unreadable or invalid file is reported, the others still decoded, exit 2.
+    // An unreadable or invalid file is reported, the others still decoded, exit 1.
     let missing = dir.join("missing.tfstate").to_str().unwrap().to_string();
     let out = tfwire(&[
         "state",
@@ -402,36 +410,27 @@ fn cli_exit_codes() {
         &missing,
         &good,
     ]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
     assert_eq!(
-        stdout(&out),
-        format!("# {not_json}\n# {v3}\n# {missing}\n# {good}\ninstances=0 ok=0 errors=0 no_schema=0 bytes=0\n")
+        stderr(&out),
+        format!(
+            "tfwire: {not_json}: not a state file: invalid JSON at byte 13: unexpected end of input\n\
+             tfwire: {v3}: unsupported state format version 3 (only version 4 is supported)\n\
+             tfwire: {missing}: No such file or directory (os error 2)\n\
+             tfwire: instances=0 ok=0 errors=0 no_schema=0 bytes=0 seconds=S\n\
+             tfwire: 3 state files could not be read\n"
+        )
     );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(&format!(
-            "tfwire: {not_json}: not a state file: invalid JSON"
-        )),
-        "{err}"
-    );
-    assert!(
-        err.contains(&format!("tfwire: {v3}: unsupported state format version 3")),
-        "{err}"
-    );
-    assert!(err.contains(&format!("tfwire: {missing}: ")), "{err}");
-    assert!(
-        err.ends_with("tfwire: 3 state files could not be read\n"),
-        "{err}"
-    );
-    // Bad or missing schema documents and usage errors: exit 2 before any output.
-    for args in [
-        vec!["state", "--schemas", &block, &st],
-        vec!["state", "--schemas", &missing, &st],
-        vec!["state", &st],
-        vec!["state", "--schemas", &schemas],
+    // Bad or missing schema documents: exit 1 before any output; usage errors: exit 2.
+    for (args, code) in [
+        (vec!["state", "--schemas", &block, &st], 1),
+        (vec!["state", "--schemas", &missing, &st], 1),
+        (vec!["state", &st], 2),
+        (vec!["state", "--schemas", &schemas], 2),
     ] {
         let out = tfwire(&args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
     let out = tfwire(&["state", "--schemas", &block, &st]);
@@ -442,13 +441,14 @@ fn cli_exit_codes() {
     for word in [
         "--schemas",
         "--skip-unknown-attrs",
-        "--missing-attrs-null",
         "--dump",
         "no schema",
         "Exit status",
     ] {
         assert!(help_text.contains(word), "{word}: {help_text}");
     }
+    // JSON always reads a missing attribute as null: there is no flag for it.
+    assert!(!help_text.contains("--missing-attrs-null"), "{help_text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -487,7 +487,7 @@ fn files(dir: &Path, ext: &str, recursive: bool, out: &mut Vec<PathBuf>) {
 ///   v4-future and v4-legacy-simple).
 ///
 /// cdktf-fixture-aws-provider and cdktf-fixture-elasticstack-provider are not passed: their
-/// `resource_schemas` is a JSON array (`[]`), not a providers-schema document (exit 2).
+/// `resource_schemas` is a JSON array (`[]`), not a providers-schema document (exit 1).
 #[test]
 fn corpus_states() {
     let Some(shared) = common::shared_dir("the corpus state test") else {
@@ -516,7 +516,7 @@ fn corpus_states() {
         if out.status.code() == Some(0) {
             args.extend(["--schemas".into(), d.into()]);
         } else {
-            assert_eq!(out.status.code(), Some(2));
+            assert_eq!(out.status.code(), Some(1));
             rejected.push(
                 Path::new(d)
                     .file_name()
@@ -562,22 +562,20 @@ fn corpus_states() {
 
     let out = run(None);
     let text = stdout(&out);
-    eprintln!(
-        "{}",
-        String::from_utf8_lossy(&out.stdout).lines().last().unwrap()
-    );
+    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
-        text.lines().last().unwrap(),
-        "instances=430 ok=376 errors=5 no_schema=49 bytes=268222"
+        stderr(&out),
+        "tfwire: instances=430 ok=376 errors=5 no_schema=49 bytes=268222 seconds=S\n\
+         tfwire: 5 of 430 instances failed to decode\n"
     );
     assert_eq!(out.status.code(), Some(1));
-    let mut file = "";
     let mut errors = Vec::new();
     let (mut no_schema, mut legacy) = (0, 0);
     for line in text.lines() {
-        if let Some(f) = line.strip_prefix("# ") {
-            file = f.rsplit('/').next().unwrap();
-        } else if line.contains("\terror at ") {
+        // FILE<TAB>ADDRESS<TAB>STATUS (several files).
+        let (path, line) = line.split_once('\t').unwrap();
+        let file = path.rsplit('/').next().unwrap();
+        if line.contains("\terror at ") {
             errors.push(format!("{file}: {line}"));
         } else if line.ends_with("\tno schema") {
             no_schema += 1;
@@ -604,8 +602,8 @@ fn corpus_states() {
 
     let out = run(Some("--skip-unknown-attrs"));
     assert_eq!(
-        stdout(&out).lines().last().unwrap(),
-        "instances=430 ok=381 errors=0 no_schema=49 bytes=268222"
+        stderr(&out),
+        "tfwire: instances=430 ok=381 errors=0 no_schema=49 bytes=268222 seconds=S\n"
     );
     assert_eq!(out.status.code(), Some(0));
 
@@ -623,31 +621,27 @@ fn corpus_states() {
     let nd_two = with(&["--format", "ndjson", "--jobs", "2"]);
     assert_eq!(nd_one.stdout, nd_two.stdout);
     assert_eq!(nd_two.status.code(), Some(1));
-    let summary = String::from_utf8(nd_two.stderr.clone()).unwrap();
-    assert!(
-        summary.starts_with("instances=430 ok=376 errors=5 no_schema=49 bytes=268222 seconds="),
-        "{summary}"
+    assert_eq!(
+        stderr(&nd_two),
+        "tfwire: instances=430 ok=376 errors=5 no_schema=49 bytes=268222 seconds=S\n\
+         tfwire: 5 of 430 instances failed to decode\n"
     );
     let text = stdout(&text_one);
     let mut text_lines = text.lines().peekable();
-    let mut file = String::new();
     let mut compared = 0;
     for line in String::from_utf8(nd_one.stdout).unwrap().lines() {
         let obj: serde_json::Value = serde_json::from_str(line).unwrap();
-        // The next instance line of the text output (after its file's header).
-        let mut t = text_lines.next().unwrap();
-        while let Some(f) = t.strip_prefix("# ") {
-            file = f.to_string();
-            t = text_lines.next().unwrap();
-        }
+        // The next instance line of the text output: FILE<TAB>ADDRESS<TAB>STATUS.
+        let (file, t) = text_lines.next().unwrap().split_once('\t').unwrap();
         let (address, status) = t.split_once('\t').unwrap();
-        assert_eq!(obj["file"], file.as_str());
+        assert_eq!(obj["file"], file);
         assert_eq!(obj["address"], address);
         match obj["status"].as_str().unwrap() {
             "ok" => {
                 assert_eq!(status, "ok");
-                let dump: serde_json::Value =
-                    serde_json::from_str(text_lines.next().unwrap()).unwrap();
+                let (dump_file, dump) = text_lines.next().unwrap().split_once('\t').unwrap();
+                assert_eq!(dump_file, file);
+                let dump: serde_json::Value = serde_json::from_str(dump).unwrap();
                 assert_eq!(obj["value"], dump, "{address}");
             }
             "error" => {
@@ -686,5 +680,5 @@ fn corpus_states() {
         compared += 1;
     }
     assert_eq!(compared, 430);
-    assert!(text_lines.next().unwrap().starts_with("instances="));
+    assert_eq!(text_lines.next(), None);
 }

@@ -295,13 +295,45 @@ fn envelope_errors() {
         err(&instance(r#"{"index_key":1.5,"attributes":{}}"#)),
         "resources[0].instances[0]: index_key: expected a string or an integer, found 1.5"
     );
-    // Attributes that are not JSON: an error for the file, at the file offset.
+    // Attributes that are not JSON: an error for the file, at the file offset, naming where
+    // in the state it is.
     let bad = instance(r#"{"attributes":{"id":"x",}}"#);
     let at = bad.find(",}").unwrap() + 1;
     assert_eq!(
         err(&bad),
-        format!("not a state file: invalid JSON at byte {at}: expected a string key, found '}}'")
+        format!("resources[0].instances[0].attributes: invalid JSON at byte {at}: expected a string key, found '}}'")
     );
+    // Cut short in the attributes, in an instance, between instances, in a resource, between
+    // resources: the place in the state and the offset.
+    let two = instance(r#"{"attributes":{"id":"x"}},{"index_key":1,"attributes":{"id":"y"}}"#);
+    let cut = |text: &str| {
+        let end = two.find(text).unwrap() + text.len();
+        (end, err(&two[..end]))
+    };
+    // (A string cut short: at its opening quote.)
+    assert_eq!(
+        cut(r#"{"id":"y"#),
+        (
+            217,
+            "resources[0].instances[1].attributes: invalid JSON at byte 215: unexpected end \
+             of input in a string"
+                .into()
+        )
+    );
+    let eof =
+        |at: &str, end: usize| format!("{at}: invalid JSON at byte {end}: unexpected end of input");
+    for (text, at) in [
+        (
+            r#"{"id":"x"}},{"index_key":1,"#,
+            "resources[0].instances[1]",
+        ),
+        (r#"{"id":"x"}},"#, "resources[0].instances"),
+        (r#""name":"a","#, "resources[0]"),
+        (r#""resources":["#, "resources"),
+    ] {
+        let (end, got) = cut(text);
+        assert_eq!(got, eof(at, end), "{text}");
+    }
     // Cut short anywhere: an error, never a panic or a partial success.
     let good = instance(r#"{"index_key":0,"attributes":{"id":"x","n":2.5}}"#);
     for cut in 0..good.len() {
@@ -439,7 +471,7 @@ fn parallel_visit_equals_visit() {
     assert_eq!(count, 30_000);
     assert!(
         e.to_string()
-            .starts_with("not a state file: invalid JSON at byte"),
+            .starts_with("resources[0].instances[30000]: invalid JSON at byte"),
         "{e}"
     );
 }
@@ -492,21 +524,26 @@ fn cli_large_file_jobs_agree() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
-        // (The text summary's `seconds=` differs from run to run.)
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        let stdout = stdout.split(" seconds=").next().unwrap().to_string();
-        (stdout, String::from_utf8(out.stderr).unwrap())
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        // (The summary's `seconds=` differs from run to run.)
+        let (summary, seconds) = stderr.split_once(" seconds=").unwrap();
+        let failed = seconds.split_once('\n').unwrap().1;
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            format!("{summary}\n{failed}"),
+        )
     };
     for format in ["text", "ndjson"] {
         let (one, err1) = run("1", format);
         let (two, err2) = run("2", format);
         assert_eq!(one.len(), two.len());
         assert!(one == two, "{format}: --jobs 1 and --jobs 2 differ");
-        assert!(
-            err1.ends_with("5455 of 60000 instances failed to decode\n"),
-            "{err1}"
+        assert_eq!(
+            err1,
+            "tfwire: instances=60000 ok=54545 errors=5455 no_schema=0 bytes=16139400\n\
+             tfwire: 5455 of 60000 instances failed to decode\n"
         );
-        assert_eq!(err1.lines().last(), err2.lines().last());
+        assert_eq!(err1, err2);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

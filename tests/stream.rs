@@ -350,7 +350,7 @@ fn cli_decode_stream_from_a_chunked_pipe_equals_one_shot_decodes() {
             let want_err = match &bad {
                 None => String::new(),
                 Some(e) => format!(
-                    "value 1: error at {} (byte {}): {}\n1 of 3 values failed\n",
+                    "tfwire: value 1: error at {} (byte {}): {}\ntfwire: 1 of 3 values failed\n",
                     e.display_path(),
                     e.offset(),
                     e.message()

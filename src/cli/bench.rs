@@ -32,10 +32,11 @@ mod bench_encode;
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Benchmark your own input instead of the workloads: a schema file (as for `decode`).
-    #[arg(long, value_name = "FILE", requires = "input")]
+    #[arg(short, long, value_name = "FILE", requires = "input")]
     schema: Option<PathBuf>,
     /// Benchmark your own input: a type constraint as JSON, or `@FILE`.
     #[arg(
+        short,
         long = "type",
         value_name = "JSON",
         conflicts_with = "schema",
@@ -43,16 +44,16 @@ pub struct BenchArgs {
     )]
     type_json: Option<String>,
     /// With `--schema` and a providers-schema document: the resource type.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "schema")]
     resource: Option<String>,
     /// With `--schema` and a providers-schema document: the data source.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "schema")]
     data_source: Option<String>,
     /// With `--schema` and a providers-schema document: the provider.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "schema")]
     provider: Option<String>,
     /// Encoding of your own input (default msgpack); with the workloads, only this encoding.
-    #[arg(long, value_enum)]
+    #[arg(short, long, value_enum)]
     format: Option<Encoding>,
     /// Only these workloads (comma-separated names).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
@@ -127,7 +128,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         workload_cases(&args)?
     };
     if cases.is_empty() {
-        return Err(Failure::Usage(
+        return Err(Failure::BadInput(
             "no workloads found (see perf/workloads)".into(),
         ));
     }
@@ -138,7 +139,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
             let value = bench_encode::check(case, &bump, case.expected_dump.is_some())?;
             if !args.json {
                 eprintln!(
-                    "bench: encode {} {} ({} bytes)",
+                    "tfwire: bench: encode {} {} ({} bytes)",
                     case.workload,
                     case.encoding.name(),
                     case.input.len()
@@ -159,7 +160,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         let arena = check(case)?;
         if !args.json {
             eprintln!(
-                "bench: {} {} ({} bytes)",
+                "tfwire: bench: {} {} ({} bytes)",
                 case.workload,
                 case.encoding.name(),
                 case.input.len()
@@ -185,28 +186,22 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
 
 fn own_case(args: &BenchArgs, input: &Path) -> Result<Case, Failure> {
     let program = if let Some(ty) = &args.type_json {
-        let text = match ty.strip_prefix('@') {
-            Some(path) => super::read_file(Path::new(path))?,
-            None => ty.clone(),
-        };
-        Program::from_type_json(&text).map_err(|e| Failure::Usage(format!("--type: {e}")))?
+        super::type_program(ty)?
     } else {
         let path = args
             .schema
             .as_deref()
             .ok_or_else(|| Failure::Usage("--schema or --type is required".into()))?;
-        let source = SchemaSource::parse(&super::read_file(path)?)
-            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+        let source =
+            SchemaSource::parse(&super::read_file(path)?).map_err(|e| Failure::file(path, e))?;
         let sel = SchemaSelector {
             resource: args.resource.clone(),
             data_source: args.data_source.clone(),
             provider: args.provider.clone(),
         };
-        Program::from_source(&source, &sel)
-            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
+        Program::from_source(&source, &sel).map_err(|e| Failure::file(path, e))?
     };
-    let bytes =
-        std::fs::read(input).map_err(|e| Failure::Usage(format!("{}: {e}", input.display())))?;
+    let bytes = std::fs::read(input).map_err(|e| Failure::file(input, e))?;
     Ok(Case {
         workload: input
             .file_name()
@@ -256,8 +251,8 @@ fn workload_cases(args: &BenchArgs) -> Result<Vec<Case>, Failure> {
             let Ok(input) = std::fs::read(&file) else {
                 continue;
             };
-            let program = Program::from_schema_json(&schema)
-                .map_err(|e| Failure::Usage(format!("{}: {e}", wdir.display())))?;
+            let program =
+                Program::from_schema_json(&schema).map_err(|e| Failure::file(&wdir, e))?;
             let dump_file = wdir.join(format!("value.{}.dump.json.gz", encoding.name()));
             let dump_file = if dump_file.is_file() {
                 dump_file
@@ -280,12 +275,11 @@ fn workload_cases(args: &BenchArgs) -> Result<Vec<Case>, Failure> {
 
 fn gunzip(path: &Path) -> Result<String, Failure> {
     use std::io::Read;
-    let file = std::fs::File::open(path)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let file = std::fs::File::open(path).map_err(|e| Failure::file(path, e))?;
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)
         .read_to_string(&mut text)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+        .map_err(|e| Failure::file(path, e))?;
     Ok(text)
 }
 

@@ -1,7 +1,9 @@
 //! Command-line definitions (clap) and the subcommands.
 
+#[cfg(feature = "bench")]
 mod bench;
 mod progress;
+#[cfg(feature = "bench")]
 mod skip_walk;
 mod state;
 
@@ -13,9 +15,20 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use tfwire::schema::{SchemaSelector, SchemaSource};
 use tfwire::{DecodeOptions, Program};
 
+/// The description `tfwire --help` prints after the subcommands.
+const HELP: &str = "\
+Data goes to standard output, diagnostics to standard error, each line of them starting
+with `tfwire: `.
+
+Exit status: 0 on success; 1 on bad input (a value, a state file, a schema or type file
+that does not decode or cannot be read, an instance that fails to decode) or a failed write;
+2 when the command line itself is wrong (an unknown flag, a missing argument, an invalid
+flag value, an inline --type that is not type JSON). When standard output is closed
+(`tfwire … | head`), tfwire stops at once, quietly, killed by SIGPIPE as `cat` is.";
+
 /// Decode Terraform/OpenTofu DynamicValue bytes (MessagePack or JSON) against a provider schema.
 #[derive(Parser, Debug)]
-#[command(name = "tfwire", version, about)]
+#[command(name = "tfwire", version, about, after_help = HELP)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -34,6 +47,7 @@ enum Command {
     /// Decode every resource instance of state files against providers-schema documents.
     State(state::StateArgs),
     /// Measure tfwire against its peers (rmpv, rmp-serde, serde_json, simd-json, sonic-rs).
+    #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
 }
 
@@ -43,10 +57,15 @@ enum Command {
 struct SourceArgs {
     /// A schema file: a providers-schema document, a bare block, `{"version":n,"block":…}` or
     /// `{"type": T}`.
-    #[arg(long, value_name = "FILE", required_unless_present = "type_json")]
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        required_unless_present = "type_json"
+    )]
     schema: Option<PathBuf>,
     /// A type constraint as JSON, or `@FILE` to read it from a file.
-    #[arg(long = "type", value_name = "JSON", conflicts_with = "schema")]
+    #[arg(short, long = "type", value_name = "JSON", conflicts_with = "schema")]
     type_json: Option<String>,
     /// With a providers-schema document: the resource type.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["data_source", "type_json"])]
@@ -82,25 +101,27 @@ enum Format {
 struct DecodeArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Input encoding.
-    #[arg(long, value_enum, default_value = "msgpack")]
-    format: Format,
+    /// Input encoding [default: msgpack]. With --stream, the framing's: json for ndjson,
+    /// msgpack for concat and length-prefixed (another is a usage error).
+    #[arg(short, long, value_enum)]
+    format: Option<Format>,
     /// Skip object attributes the schema does not have (schema drift) instead of failing.
     #[arg(long)]
     skip_unknown_attrs: bool,
-    /// Read attributes missing from a MessagePack object as null instead of failing.
+    /// Read attributes missing from a MessagePack object as null instead of failing (JSON
+    /// always reads them as null, as go-cty does).
     #[arg(long)]
     missing_attrs_null: bool,
     /// Check LIST/SET blocks' min_items/max_items.
     #[arg(long)]
     check_item_counts: bool,
     /// Decode a stream of values (see --framing), printing one DUMP per line as each value
-    /// completes; a bad value's error goes to stderr with its index, and the exit status is 1
-    /// at the end if any failed.
+    /// completes; a bad value's error goes to stderr with its index (`tfwire: value N: …`),
+    /// and the exit status is 1 at the end if any failed.
     #[arg(long)]
     stream: bool,
-    /// With --stream: how values are delimited (default: ndjson for --format json, else
-    /// concat).
+    /// With --stream: how values are delimited (default: ndjson for --format json, concat
+    /// for msgpack).
     #[arg(long, value_enum, requires = "stream")]
     framing: Option<FramingArg>,
     /// The input file; `-` or nothing reads standard input.
@@ -141,12 +162,30 @@ enum Target {
     Json,
 }
 
-/// How a command failed.
+/// How a command failed (the message without the `tfwire: ` that `main` puts before it).
 pub enum Failure {
-    /// Bad input data: exit 1.
+    /// Bad input — a value, a state, schema or type file that does not decode or cannot be
+    /// read — or a failed write: exit 1.
     BadInput(String),
-    /// Usage, schema or I/O error: exit 2.
+    /// The command line itself is wrong: exit 2.
     Usage(String),
+    /// Standard output is closed (where no SIGPIPE ended the process first): exit 1, quietly.
+    Closed,
+}
+
+impl Failure {
+    /// A failed write to standard output: [`Failure::Closed`] for a closed pipe.
+    fn stdout(e: &std::io::Error) -> Failure {
+        match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Failure::Closed,
+            _ => Failure::BadInput(format!("standard output: {e}")),
+        }
+    }
+
+    /// A file that cannot be read or does not load: bad input.
+    fn file(path: &std::path::Path, e: impl std::fmt::Display) -> Failure {
+        Failure::BadInput(format!("{}: {e}", path.display()))
+    }
 }
 
 /// Runs the parsed command line.
@@ -163,33 +202,39 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             write_stdout(program.to_string().as_bytes())
         }
         Command::State(args) => state::run(args),
+        #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(args),
     }
 }
 
 fn compile(src: &SourceArgs) -> Result<Program, Failure> {
     if let Some(text) = &src.type_json {
-        let text = match text.strip_prefix('@') {
-            Some(path) => read_file(&PathBuf::from(path))?,
-            None => text.clone(),
-        };
-        return Program::from_type_json(&text).map_err(|e| Failure::Usage(format!("--type: {e}")));
+        return type_program(text);
     }
     let Some(path) = &src.schema else {
         return Err(Failure::Usage(
             "one of --schema or --type is required".into(),
         ));
     };
-    let text = read_file(path)?;
-    let source = SchemaSource::parse(&text)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let source = SchemaSource::parse(&read_file(path)?).map_err(|e| Failure::file(path, e))?;
     let sel = SchemaSelector {
         resource: src.resource.clone(),
         data_source: src.data_source.clone(),
         provider: src.provider.clone(),
     };
-    Program::from_source(&source, &sel)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+    Program::from_source(&source, &sel).map_err(|e| Failure::file(path, e))
+}
+
+/// The program of `--type`'s argument: type JSON (not JSON: the command line is wrong), or
+/// `@FILE` (a file that does not load: bad input).
+fn type_program(arg: &str) -> Result<Program, Failure> {
+    match arg.strip_prefix('@') {
+        Some(path) => {
+            let path = std::path::Path::new(path);
+            Program::from_type_json(&read_file(path)?).map_err(|e| Failure::file(path, e))
+        }
+        None => Program::from_type_json(arg).map_err(|e| Failure::Usage(format!("--type: {e}"))),
+    }
 }
 
 fn decode(args: DecodeArgs) -> Result<(), Failure> {
@@ -205,7 +250,8 @@ fn decode(args: DecodeArgs) -> Result<(), Failure> {
     }
     let input = read_input(args.input.as_deref())?;
     let bump = Bump::new();
-    let value = decode_input(&program, &input, args.format, &options, &bump)?;
+    let format = args.format.unwrap_or(Format::Msgpack);
+    let value = decode_input(&program, &input, format, &options, &bump)?;
     let mut out =
         tfwire::dump::to_string(&program, value).map_err(|e| Failure::BadInput(e.to_string()))?;
     out.push('\n');
@@ -219,16 +265,35 @@ fn decode_stream(
     options: DecodeOptions,
 ) -> Result<(), Failure> {
     use tfwire::stream::{Framing, StreamOptions, ValueStream};
+    // The framing decides the encoding: --format may only agree with it.
     let framing = match (args.framing, args.format) {
-        (Some(FramingArg::Concat), _) => Framing::Concat,
-        (Some(FramingArg::LengthPrefixed), _) => Framing::LengthPrefixed,
-        (Some(FramingArg::Ndjson), _) | (None, Format::Json) => Framing::Ndjson,
-        (None, _) => Framing::Concat,
+        (Some(FramingArg::Concat), None | Some(Format::Msgpack)) => Framing::Concat,
+        (Some(FramingArg::LengthPrefixed), None | Some(Format::Msgpack)) => Framing::LengthPrefixed,
+        (Some(FramingArg::Ndjson), None | Some(Format::Json)) | (None, Some(Format::Json)) => {
+            Framing::Ndjson
+        }
+        (None, None | Some(Format::Msgpack)) => Framing::Concat,
+        (None, Some(Format::Auto)) => {
+            return Err(Failure::Usage(
+                "--stream reads --format msgpack or json, not auto".into(),
+            ))
+        }
+        (Some(framing), Some(format)) => {
+            let framing = framing
+                .to_possible_value()
+                .map(|v| v.get_name().to_string());
+            let format = format.to_possible_value().map(|v| v.get_name().to_string());
+            return Err(Failure::Usage(format!(
+                "--framing {} cannot carry --format {}",
+                framing.unwrap_or_default(),
+                format.unwrap_or_default()
+            )));
+        }
     };
     let reader: Box<dyn Read> = match args.input.as_deref() {
-        Some(p) if p.as_os_str() != "-" => Box::new(
-            std::fs::File::open(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?,
-        ),
+        Some(p) if p.as_os_str() != "-" => {
+            Box::new(std::fs::File::open(p).map_err(|e| Failure::file(p, e))?)
+        }
         _ => Box::new(std::io::stdin().lock()),
     };
     let mut stream_options = StreamOptions::new(framing);
@@ -244,19 +309,17 @@ fn decode_stream(
                 line.clear();
                 if let Err(e) = tfwire::dump::write(&mut line, program, item.value) {
                     failed += 1;
-                    eprintln!("{e}");
+                    eprintln!("tfwire: {e}");
                     continue;
                 }
                 line.push('\n');
-                match out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-                    Err(e) => return Err(Failure::Usage(format!("standard output: {e}"))),
-                }
+                out.write_all(line.as_bytes())
+                    .and_then(|()| out.flush())
+                    .map_err(|e| Failure::stdout(&e))?;
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("{e}");
+                eprintln!("tfwire: {e}");
             }
         }
     }
@@ -315,19 +378,17 @@ fn transcode(args: TranscodeArgs) -> Result<(), Failure> {
 }
 
 fn read_file(path: &std::path::Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+    std::fs::read_to_string(path).map_err(|e| Failure::file(path, e))
 }
 
 fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>, Failure> {
     match path {
-        Some(p) if p.as_os_str() != "-" => {
-            std::fs::read(p).map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))
-        }
+        Some(p) if p.as_os_str() != "-" => std::fs::read(p).map_err(|e| Failure::file(p, e)),
         _ => {
             let mut buf = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut buf)
-                .map_err(|e| Failure::Usage(format!("standard input: {e}")))?;
+                .map_err(|e| Failure::BadInput(format!("standard input: {e}")))?;
             Ok(buf)
         }
     }
@@ -335,10 +396,7 @@ fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>, Failure> {
 
 fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        // A closed pipe (`| head`) is not an error worth reporting.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::Usage(format!("standard output: {e}"))),
-    }
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::stdout(&e))
 }

@@ -20,12 +20,15 @@ Output (stdout): one line per instance, in file order:
   ADDRESS<TAB>no schema
   ADDRESS<TAB>no schema (legacy flatmap attributes are not supported)
 With --dump, the DUMP (canonical JSON) of each decoded value follows its ok line. With several
-state files, a line `# FILE` comes before each file's instances. Last, one summary line:
-  instances=N ok=N errors=N no_schema=N bytes=N seconds=S
+state files, every line starts with its file's name and a tab (as grep names the file of each
+match): FILE<TAB>ADDRESS<TAB>ok. With --format ndjson, one JSON object per instance instead.
+
+Standard error: the diagnostics, then one summary line:
+  tfwire: instances=N ok=N errors=N no_schema=N bytes=N seconds=S
 bytes: the attribute JSON decoded; seconds: time spent reading the state files, decoding and
 formatting their instances, including each schema's compilation on first use (not loading
-schemas). Legacy instances (only attributes_flat) count as no_schema. With --format ndjson
-the summary goes to stderr.
+schemas). Legacy instances (only attributes_flat) count as no_schema. Standard output holds
+only the lines above: `tfwire state … > out` leaves only data in out.
 
 State files are read incrementally (memory holds one instance, not the file) and each
 instance is printed as soon as it is decoded. With --jobs N, files under 16 MiB are decoded
@@ -39,9 +42,12 @@ registry.terraform.io/hashicorp/NAME), then in every other provider with the sam
 (last address segment), in --schemas order. The first that decodes wins; when none does, the
 error found furthest into the attributes is printed.
 
-Exit status: 0 when no instance failed, 1 when one did, 2 on a usage or schema error or an
-unreadable or invalid state file (reported on stderr after the instances before the fault;
-the other files are still decoded).";
+Exit status: 0 when every file was read and no instance failed; 1 when an instance failed, a
+schema document does not load (before any output), or a state file cannot be read or is
+malformed: `tfwire: FILE: WHERE: MESSAGE` on stderr, after the lines of the instances before
+the fault, WHERE being the place in the state and the byte offset (a truncated file:
+`resources[0].instances[1].attributes: invalid JSON at byte 700: unexpected end of input`);
+the other files are still decoded. 2 when the command line is wrong.";
 
 /// The smallest read (and first buffer) of a state file's reader.
 const SMALLEST_READ: usize = 4 << 10;
@@ -63,31 +69,38 @@ pub struct StateArgs {
     /// A providers-schema document (`terraform providers schema -json`); repeat for several.
     /// Each resource schema is parsed when a state first uses its type: a malformed one
     /// fails the instances it is a candidate for (error kind `schema`).
-    #[arg(long = "schemas", value_name = "DOC.json", required = true)]
+    #[arg(short, long = "schemas", value_name = "DOC.json", required = true)]
     schemas: Vec<PathBuf>,
     /// Skip object attributes the schema does not have (schema drift) instead of failing.
+    /// (Attributes missing from the JSON always read as null, as go-cty reads them.)
     #[arg(long)]
     skip_unknown_attrs: bool,
-    /// Read missing attributes as null (always the case in JSON; accepted for symmetry).
-    #[arg(long)]
-    missing_attrs_null: bool,
     /// Check LIST/SET blocks' min_items/max_items.
     #[arg(long)]
     check_item_counts: bool,
-    /// Print the DUMP (canonical JSON) of each decoded value on the line after its `ok`.
+    /// Print the DUMP (canonical JSON) of each decoded value on the line after its `ok`
+    /// (`--format text`; NDJSON objects always hold the value).
     #[arg(long)]
     dump: bool,
-    /// Output: `text` (the lines above) or `ndjson` (one JSON object per instance; the
-    /// summary then goes to stderr).
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output: `text` (the lines below) or `ndjson` (one JSON object per instance).
+    #[arg(short, long, value_enum, default_value = "text")]
     format: OutputFormat,
     /// Worker threads decoding files, and the instances of each file, in parallel (default:
-    /// every core). The output is the same, in the same order, whatever the count.
-    #[arg(long, value_name = "N")]
+    /// every core; at least 1). The output is the same, in the same order, whatever the count.
+    #[arg(short, long, value_name = "N", value_parser = jobs_count)]
     jobs: Option<usize>,
     /// State files (format version 4).
     #[arg(value_name = "STATE", required = true)]
     states: Vec<PathBuf>,
+}
+
+/// `--jobs`: a count of at least 1.
+fn jobs_count(arg: &str) -> Result<usize, String> {
+    match arg.parse::<usize>() {
+        Ok(0) => Err("at least 1 worker is needed".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -114,12 +127,11 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     let mut set = SchemaSet::new();
     let jobs = args
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| Failure::Usage(format!("--jobs: {e}")))?;
+        .map_err(|e| Failure::BadInput(format!("--jobs {jobs}: {e}")))?;
     // The documents (they can be tens of MB) are read and outlined in parallel, then added
     // in order; each schema is parsed when an instance of its type first needs it.
     let docs: Vec<_> = pool.install(|| {
@@ -127,11 +139,10 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         args.schemas
             .par_iter()
             .map(|path| {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+                let text = super::read_file(path)?;
                 let mut one = SchemaSet::new();
                 one.add_json_deferred(text)
-                    .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+                    .map_err(|e| Failure::file(path, e))?;
                 Ok(one)
             })
             .collect()
@@ -141,14 +152,21 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     }
     let options = DecodeOptions {
         skip_unknown_attributes: args.skip_unknown_attrs,
-        missing_attributes_null: args.missing_attrs_null,
         check_item_counts: args.check_item_counts,
         ..DecodeOptions::default()
     };
     let mut out = Output::new();
     let mut totals = Totals::default();
     let mut bad_files = 0;
-    let several = args.states.len() > 1;
+    // With several files, each text line starts with its file's name (as grep's do).
+    let prefixes: Vec<String> = args
+        .states
+        .iter()
+        .map(|path| match args.format {
+            OutputFormat::Text if args.states.len() > 1 => format!("{}\t", path.display()),
+            _ => String::new(),
+        })
+        .collect();
     // Small files in windows of a few per worker, decoded in parallel and printed in order;
     // a large file (or every file, with one job) streamed, its instances decoded on every
     // worker and printed as they come.
@@ -168,32 +186,33 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     });
     let length = |i: usize| lengths.get(i).copied().flatten();
     let size = |i: usize| length(i).unwrap_or(0);
-    let large = |i: usize| jobs <= 1 || size(i) >= LARGE_FILE;
+    // A pipe (no length) is streamed too: it may be large, or never end.
+    let large = |i: usize| jobs <= 1 || length(i).is_none_or(|n| n >= LARGE_FILE);
     let progress = Progress::new(args.states.len(), lengths.iter().flatten().sum());
     let mut next = 0;
     while let Some(path) = args.states.get(next) {
+        let file = File {
+            path,
+            length: length(next),
+            prefix: prefixes.get(next).map_or("", String::as_str),
+        };
         if large(next) {
-            let file = (path.as_path(), length(next));
             next += 1;
-            if several && args.format == OutputFormat::Text {
-                out.line(&format!("# {}", path.display()))?;
-            }
             let mut failed = None;
-            let result = stream_file(file, &set, &options, &args, jobs, &progress, &mut |text| {
-                if let Err(e) = out.text(text) {
-                    failed.get_or_insert(e);
-                }
-            });
+            let (t, result) =
+                stream_file(&file, &set, &options, &args, jobs, &progress, &mut |text| {
+                    if failed.is_none() {
+                        failed = out.text(text).err();
+                    }
+                });
             if let Some(e) = failed {
                 return Err(e);
             }
-            match result {
-                Ok(t) => totals.add(&t),
-                Err(msg) => {
-                    bad_files += 1;
-                    out.flush()?;
-                    progress.suspend(|| eprintln!("tfwire: {}: {msg}", path.display()));
-                }
+            totals.add(&t);
+            if let Err(msg) = result {
+                bad_files += 1;
+                out.flush()?;
+                progress.suspend(|| eprintln!("tfwire: {}: {msg}", path.display()));
             }
             continue;
         }
@@ -208,39 +227,37 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             bytes += size(next);
             next += 1;
         }
-        let paths = args.states.get(start..next).unwrap_or_default();
+        let files: Vec<File> = (start..next)
+            .filter_map(|i| {
+                Some(File {
+                    path: args.states.get(i)?,
+                    length: length(i),
+                    prefix: prefixes.get(i)?,
+                })
+            })
+            .collect();
         let results: Vec<FileResult> = pool.install(|| {
             use rayon::prelude::*;
-            paths
+            files
                 .par_iter()
-                .zip(lengths.get(start..next).unwrap_or_default())
-                .map(|(path, &length)| {
-                    decode_file((path, length), &set, &options, &args, &progress)
-                })
+                .map(|file| decode_file(file, &set, &options, &args, &progress))
                 .collect()
         });
-        for (path, result) in paths.iter().zip(results) {
-            if several && args.format == OutputFormat::Text {
-                out.line(&format!("# {}", path.display()))?;
-            }
-            match result {
-                Err((text, msg)) => {
-                    bad_files += 1;
-                    out.text(&text)?;
-                    out.flush()?;
-                    progress.suspend(|| eprintln!("tfwire: {}: {msg}", path.display()));
-                }
-                Ok((text, t)) => {
-                    out.text(&text)?;
-                    totals.add(&t);
-                }
+        for (file, (text, t, result)) in files.iter().zip(results) {
+            out.text(&text)?;
+            totals.add(&t);
+            if let Err(msg) = result {
+                bad_files += 1;
+                out.flush()?;
+                progress.suspend(|| eprintln!("tfwire: {}: {msg}", file.path.display()));
             }
         }
     }
+    out.flush()?;
     progress.finish();
     let t = &totals;
-    let summary = format!(
-        "instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
+    eprintln!(
+        "tfwire: instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
         t.instances,
         t.ok,
         t.errors,
@@ -248,34 +265,41 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         t.bytes,
         t.time.as_secs_f64()
     );
-    if args.format == OutputFormat::Ndjson {
-        out.flush()?;
-        eprintln!("{summary}");
-    } else {
-        out.line(&summary)?;
-    }
-    out.flush()?;
     // The schemas (tens of MB of small allocations) are not freed one by one on the way out:
     // the process's exit releases them at once.
     std::mem::forget(set);
+    let failed_instances = (totals.errors > 0).then(|| {
+        format!(
+            "{} of {} instances failed to decode",
+            totals.errors, totals.instances
+        )
+    });
     if bad_files > 0 {
+        if let Some(msg) = failed_instances {
+            eprintln!("tfwire: {msg}");
+        }
         let s = if bad_files == 1 { "" } else { "s" };
-        return Err(Failure::Usage(format!(
+        return Err(Failure::BadInput(format!(
             "{bad_files} state file{s} could not be read"
         )));
     }
-    if totals.errors > 0 {
-        return Err(Failure::BadInput(format!(
-            "tfwire: {} of {} instances failed to decode",
-            totals.errors, totals.instances
-        )));
+    match failed_instances {
+        Some(msg) => Err(Failure::BadInput(msg)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// A file's output (its lines, each ending in a newline) and totals, or why it could not be
-/// read (with the output of the instances before the error).
-type FileResult = Result<(String, Totals), (String, String)>;
+/// A state file to read: its path, its length when it is a regular file, and what its text
+/// lines start with.
+struct File<'a> {
+    path: &'a std::path::Path,
+    length: Option<u64>,
+    prefix: &'a str,
+}
+
+/// A file's output (its lines, each ending in a newline), its totals, and whether it was read
+/// whole or why not (the output and totals then those of the instances before the fault).
+type FileResult = (String, Totals, Result<(), String>);
 
 impl Totals {
     fn add(&mut self, t: &Totals) {
@@ -300,20 +324,27 @@ impl Totals {
     }
 }
 
-/// Reads one state file (its path, and its length when it is a regular file) with the
-/// incremental reader, its instances decoded on `jobs` threads, writing each instance's
-/// output to `sink` in file order as it comes (`sink` gets whole lines); its totals, or why
-/// the file could not be read.
+/// Reads one state file with the incremental reader, its instances decoded on `jobs`
+/// threads, writing each instance's output to `sink` in file order as it comes (`sink` gets
+/// whole lines); its totals (of the instances read), and why the file could not be read
+/// whole.
 fn stream_file(
-    (path, length): (&std::path::Path, Option<u64>),
+    &File {
+        path,
+        length,
+        prefix,
+    }: &File<'_>,
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
     jobs: usize,
     progress: &Progress,
     sink: &mut dyn FnMut(&str),
-) -> Result<Totals, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+) -> (Totals, Result<(), String>) {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) => return (Totals::default(), Err(e.to_string())),
+    };
     // A small regular file is read into a buffer of its own size (one byte more, to see its
     // end in one read) rather than the reader's first 64 KiB, zero-filled for every file. A
     // pipe or a device (no length) keeps the reader's default reads.
@@ -334,7 +365,7 @@ fn stream_file(
     let fold = |(text, t, address): &mut Acc, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
         t.count(&item, outcome);
         match args.format {
-            OutputFormat::Text => text_lines(text, &item, outcome, args.dump),
+            OutputFormat::Text => text_lines(text, prefix, &item, outcome, args.dump),
             OutputFormat::Ndjson => ndjson_line(text, address, &name, &item, outcome),
         }
     };
@@ -345,7 +376,7 @@ fn stream_file(
             totals.count(&item, outcome);
             text.clear();
             match args.format {
-                OutputFormat::Text => text_lines(&mut text, &item, outcome, args.dump),
+                OutputFormat::Text => text_lines(&mut text, prefix, &item, outcome, args.dump),
                 OutputFormat::Ndjson => ndjson_line(&mut text, &mut address, &name, &item, outcome),
             }
             sink(&text);
@@ -365,31 +396,22 @@ fn stream_file(
         )
     };
     totals.time = start.elapsed();
-    result.map_err(|e| e.to_string())?;
-    Ok(totals)
+    (totals, result.map(drop).map_err(|e| e.to_string()))
 }
 
 /// Reads one state file, keeping its output (for files decoded in parallel).
 fn decode_file(
-    (path, length): (&std::path::Path, Option<u64>),
+    file: &File<'_>,
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
     progress: &Progress,
 ) -> FileResult {
     let mut out = String::new();
-    match stream_file(
-        (path, length),
-        set,
-        options,
-        args,
-        1,
-        progress,
-        &mut |text| out.push_str(text),
-    ) {
-        Ok(totals) => Ok((out, totals)),
-        Err(e) => Err((out, e)),
-    }
+    let (totals, result) = stream_file(file, set, options, args, 1, progress, &mut |text| {
+        out.push_str(text)
+    });
+    (out, totals, result)
 }
 
 /// The DUMP of a value that `program` decoded. That cannot fail (such a value is of the
@@ -402,14 +424,23 @@ fn dump_decoded(out: &mut String, program: &tfwire::Program, value: tfwire::Valu
     }
 }
 
-/// The text line of an instance (and its DUMP after it, with `--dump`), newline-terminated.
-fn text_lines(out: &mut String, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>, dump: bool) {
+/// The text line of an instance (and its DUMP after it, with `--dump`), each after `prefix`
+/// and newline-terminated.
+fn text_lines(
+    out: &mut String,
+    prefix: &str,
+    item: &InstanceRef<'_, '_>,
+    outcome: &Outcome<'_>,
+    dump: bool,
+) {
+    out.push_str(prefix);
     item.write_address(out);
     out.push('\t');
     match outcome {
         Outcome::Ok(value, m) => {
             out.push_str("ok\n");
             if dump {
+                out.push_str(prefix);
                 dump_decoded(out, m.program, *value);
                 out.push('\n');
             }
@@ -497,10 +528,9 @@ fn push_opt_json_string(out: &mut String, s: Option<&str>) {
     }
 }
 
-/// Buffered stdout; a closed pipe (`| head`) silences the rest instead of failing.
+/// Buffered stdout.
 struct Output {
     out: std::io::BufWriter<std::io::Stdout>,
-    closed: bool,
 }
 
 impl Output {
@@ -509,38 +539,17 @@ impl Output {
             // Large writes: standard output's own buffer flushes at every newline it holds,
             // so an 8 KiB buffer would cost a system call or two for each 8 KiB of lines.
             out: std::io::BufWriter::with_capacity(OUTPUT_BUFFER, std::io::stdout()),
-            closed: false,
         }
-    }
-
-    fn line(&mut self, s: &str) -> Result<(), Failure> {
-        let r = self
-            .out
-            .write_all(s.as_bytes())
-            .and_then(|()| self.out.write_all(b"\n"));
-        self.check(r)
     }
 
     /// Whole lines, each ending in a newline.
     fn text(&mut self, s: &str) -> Result<(), Failure> {
-        let r = self.out.write_all(s.as_bytes());
-        self.check(r)
+        self.out
+            .write_all(s.as_bytes())
+            .map_err(|e| Failure::stdout(&e))
     }
 
     fn flush(&mut self) -> Result<(), Failure> {
-        let r = self.out.flush();
-        self.check(r)
-    }
-
-    fn check(&mut self, r: std::io::Result<()>) -> Result<(), Failure> {
-        match r {
-            _ if self.closed => Ok(()),
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            Err(e) => Err(Failure::Usage(format!("standard output: {e}"))),
-        }
+        self.out.flush().map_err(|e| Failure::stdout(&e))
     }
 }

@@ -4,6 +4,8 @@
 //! the walk on, or stops: [`Stop::More`] when the buffer ends inside it (the reader reads
 //! more and runs it again from its start), [`Stop::Fail`] when the state is malformed.
 
+use std::cell::Cell;
+
 use bumpalo::Bump;
 
 use super::keys;
@@ -119,6 +121,8 @@ pub(super) struct Unit<'u> {
     pub(super) set: &'u SchemaSet,
     pub(super) options: &'u DecodeOptions,
     pub(super) scratch: &'u Bump,
+    /// Where in the state the unit is reading (named by its JSON errors).
+    pub(super) at: Cell<Ctx>,
 }
 
 /// A resource's keys other than `instances`, as read.
@@ -153,6 +157,12 @@ impl<'u> Unit<'u> {
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
     {
         let buf = self.buf;
+        self.at.set(match walk.phase {
+            Phase::Resources { .. } => Ctx::Resources,
+            Phase::Instances { .. } => Ctx::Instances(walk.resource_index),
+            Phase::ResourceTail => Ctx::Resource(walk.resource_index),
+            Phase::Start | Phase::TopKey { .. } | Phase::End | Phase::Done => Ctx::State,
+        });
         let i = tokens::ws(buf, pos);
         if walk.phase == Phase::End {
             return match buf.get(i) {
@@ -312,6 +322,7 @@ impl<'u> Unit<'u> {
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
     {
         let ctx = Ctx::Resource(walk.resource_index);
+        self.at.set(ctx);
         if self.buf.get(i) != Some(&b'{') {
             return Err(Stop::Fail(err(ctx, "expected an object")));
         }
@@ -385,6 +396,7 @@ impl<'u> Unit<'u> {
         let mut j = list + 1;
         let mut first = true;
         loop {
+            self.at.set(Ctx::Instances(walk.resource_index));
             let at = tokens::ws(self.buf, j);
             let Some(&c) = self.buf.get(at) else {
                 return Err(self.eof(at));
@@ -445,6 +457,7 @@ impl<'u> Unit<'u> {
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
     {
         let ctx = Ctx::Instance(walk.resource_index, walk.instance_index);
+        self.at.set(ctx);
         if self.buf.get(i) != Some(&b'{') {
             return Err(Stop::Fail(err(ctx, "expected an object")));
         }
@@ -495,7 +508,10 @@ impl<'u> Unit<'u> {
                     end
                 }
                 "attributes" if !walk.decode => {
+                    self.at
+                        .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
                     let end = self.skip(v)?;
+                    self.at.set(ctx);
                     let text = self.buf.get(v..end).unwrap_or_default();
                     // SAFETY: `skip` validated `v..end` as one JSON value, UTF-8 included (or
                     // the range is empty).
@@ -504,6 +520,8 @@ impl<'u> Unit<'u> {
                     end
                 }
                 "attributes" => {
+                    self.at
+                        .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
                     let attrs = self.buf.get(v..).unwrap_or_default();
                     let got = self.set.decode_prefix(
                         resource,
@@ -515,6 +533,7 @@ impl<'u> Unit<'u> {
                     );
                     match got {
                         Prefix::Done(o, len) => {
+                            self.at.set(ctx);
                             let text = attrs.get(..len).unwrap_or_default();
                             // SAFETY: the decode read these `len` bytes as one JSON value,
                             // every string checked as UTF-8 (or the range is empty).
@@ -683,18 +702,19 @@ impl<'u> Unit<'u> {
         if self.more && e.kind() == ErrorKind::Eof {
             return Stop::More;
         }
-        let offset = self.base + (at + e.offset()) as u64;
-        Stop::Fail(StateError(format!(
-            "not a state file: invalid JSON at byte {offset}: {}",
-            e.message()
-        )))
+        Stop::Fail(self.syntax(at + e.offset(), e.message()))
     }
 
+    /// Invalid JSON at `i` in the buffer: where in the state (the top level is "not a state
+    /// file") and the file offset.
+    #[cold]
     fn syntax(&self, i: usize, what: &str) -> StateError {
         let offset = self.base + i as u64;
-        StateError(format!(
-            "not a state file: invalid JSON at byte {offset}: {what}"
-        ))
+        let at = match self.at.get() {
+            Ctx::State => "not a state file".to_string(),
+            ctx => ctx.to_string(),
+        };
+        StateError(format!("{at}: invalid JSON at byte {offset}: {what}"))
     }
 
     /// The buffer ended at `i`.
@@ -708,18 +728,28 @@ impl<'u> Unit<'u> {
 
 /// Where in the envelope an error is (formatted only when one happens).
 #[derive(Clone, Copy)]
-enum Ctx {
+pub(super) enum Ctx {
+    /// The top-level object.
     State,
+    /// The `resources` array, between resources.
+    Resources,
     Resource(u64),
+    /// A resource's `instances` array, between instances.
+    Instances(u64),
     Instance(u64, u64),
+    /// An instance's `attributes` value.
+    Attributes(u64, u64),
 }
 
 impl std::fmt::Display for Ctx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Ctx::State => f.write_str("state"),
+            Ctx::Resources => f.write_str("resources"),
             Ctx::Resource(r) => write!(f, "resources[{r}]"),
+            Ctx::Instances(r) => write!(f, "resources[{r}].instances"),
             Ctx::Instance(r, i) => write!(f, "resources[{r}].instances[{i}]"),
+            Ctx::Attributes(r, i) => write!(f, "resources[{r}].instances[{i}].attributes"),
         }
     }
 }

@@ -21,11 +21,12 @@
 //! decoded and handed out); other repeated keys: the last wins, as in
 //! [`StateFile::parse`](super::StateFile::parse).
 
+use std::cell::Cell;
 use std::io::{self, Read};
 
 use bumpalo::Bump;
 
-use super::envelope::{empty_resource, Phase, Stop, Unit, Walk};
+use super::envelope::{empty_resource, Ctx, Phase, Stop, Unit, Walk};
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
 use crate::program::DecodeOptions;
 
@@ -170,6 +171,7 @@ impl<R: Read> StateReader<R> {
                 set,
                 options,
                 scratch: &scratch,
+                at: Cell::new(Ctx::State),
             };
             let phase = walk.phase;
             let result = unit.step(self.start, &mut walk, &mut bump, &mut f);
