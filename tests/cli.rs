@@ -3,25 +3,14 @@
 //! subcommands; `tests/cli_pipes.rs`: a closed stdout.)
 
 mod common;
+#[path = "support/run.rs"]
+mod run;
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn tfwire(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tfwire"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tfwire runs");
-    let mut input = child.stdin.take().expect("stdin");
-    // The tool may exit before reading its input (a usage error): a broken pipe is fine.
-    let _ = input.write_all(stdin.unwrap_or_default());
-    drop(input);
-    child.wait_with_output().expect("tfwire finishes")
+    run::tfwire(args, stdin.unwrap_or_default())
 }
 
 fn example(name: &str) -> String {

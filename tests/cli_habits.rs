@@ -3,6 +3,8 @@
 //! with its place and offset (exit 1), short flags, no progress bar in a pipe.
 
 mod common;
+#[path = "support/run.rs"]
+mod run;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -10,22 +12,7 @@ use std::process::{Command, Output, Stdio};
 const SCHEMAS: &str = "tests/data/states/toy.schemas.json";
 const TOY: &str = "tests/data/states/toy.tfstate";
 
-fn tfwire(args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tfwire"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tfwire runs");
-    let mut input = child.stdin.take().expect("stdin");
-    // The tool may exit before reading its input: a broken pipe is fine.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().expect("tfwire finishes")
-}
+use run::tfwire;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8")
