@@ -145,10 +145,12 @@ fn object_attrs(
     object: Object<'_>,
     depth: u32,
 ) -> Result<(), EncodeError> {
-    let (names, entries) = program.attr_names_and_entries(object.op());
-    if names.len() != object.attrs().len() || !program.is_object(object.op()) {
+    let Some((names, entries)) = program
+        .attr_names_and_entries(object.op())
+        .filter(|(names, _)| names.len() == object.attrs().len())
+    else {
         return Err(EncodeError::not_of_program());
-    }
+    };
     // SAFETY: everything written through the `Vec` below is UTF-8: ASCII punctuation and
     // digits, the program's keys (`str`s) and values' `str`s copied whole.
     let mut spare = Spare::new(unsafe { out.as_mut_vec() });

@@ -217,20 +217,19 @@ impl Program {
             .ok()
     }
 
-    /// Attribute names of object op `op` (empty for other ops).
-    pub(crate) fn attr_names_and_entries(&self, op: OpId) -> (&[Box<str>], &[key::AttrEntry]) {
+    /// Attribute names and entries of object op `op` (`None` when `op` is not an object op of
+    /// this program).
+    pub(crate) fn attr_names_and_entries(
+        &self,
+        op: OpId,
+    ) -> Option<(&[Box<str>], &[key::AttrEntry])> {
         match self.code.ops.get(op.index()) {
-            Some(Op::Object { attrs }) => (
+            Some(Op::Object { attrs }) => Some((
                 self.code.attr_names.get(attrs.range()).unwrap_or(&[]),
                 self.code.attrs.get(attrs.range()).unwrap_or(&[]),
-            ),
-            _ => (&[], &[]),
+            )),
+            _ => None,
         }
-    }
-
-    /// Whether `op` is an object op of this program.
-    pub(crate) fn is_object(&self, op: OpId) -> bool {
-        matches!(self.code.ops.get(op.index()), Some(Op::Object { .. }))
     }
 
     /// The attribute names of object op `op`.
