@@ -597,7 +597,7 @@ mod tests {
         );
         let e = to_string(&program, Value::List(&[foreign])).unwrap_err();
         assert_eq!(e.path(), "[0]");
-        for len in 0..70usize {
+        for len in (0..70usize).step_by(crate::test_rng::rounds(1, 13)) {
             for special in [None, Some(0), Some(len / 2)] {
                 let mut text: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
                 if let (Some(at), true) = (special, len > 0) {
@@ -650,7 +650,7 @@ mod tests {
         for len in (0..70usize).step_by(crate::test_rng::rounds(1, 9)) {
             let base: Vec<u8> = (0..len).map(|i| plain[i % plain.len()]).collect();
             assert_eq!(first_special(&base), len, "len {len}");
-            for at in 0..len {
+            for at in (0..len).step_by(crate::test_rng::rounds(1, 5)) {
                 for &sp in &specials {
                     let mut b = base.clone();
                     b[at] = sp;

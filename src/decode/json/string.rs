@@ -509,7 +509,7 @@ mod tests {
 
     #[test]
     fn string_scan_at_every_alignment() {
-        for pad in 0..40 {
+        for pad in (0..40).step_by(crate::test_rng::rounds(1, 3)) {
             let body = "x".repeat(pad);
             assert_eq!(scan(&format!("\"{body}\" tail")), Ok((pad + 1, 0)));
             assert_eq!(scan(&format!("\"{body}\\\"\"")), Ok((pad + 3, ESCAPED)));
@@ -556,7 +556,7 @@ mod tests {
             "xyz",
             "\\\\",
         ];
-        for len in 0..60 {
+        for len in (0..60).step_by(crate::test_rng::rounds(1, 2)) {
             // A pseudo-random mix of plain bytes and escapes of every length.
             let mut json = String::new();
             let mut k = len * 7 + 3;
