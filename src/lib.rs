@@ -117,6 +117,7 @@ mod error;
 mod json_escape;
 mod limits;
 mod number;
+mod path;
 mod program;
 pub mod schema;
 mod serde;

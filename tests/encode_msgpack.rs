@@ -404,3 +404,30 @@ fn unchecked_writes_match_a_naive_writer_at_every_length() {
         );
     }
 }
+
+/// Encoder errors name their path in Terraform's notation, as decode errors do: an attribute
+/// that is not an identifier as `["name"]`, a map key JSON-quoted.
+#[test]
+fn error_paths_in_terraform_notation() {
+    let p = Program::from_type_json(r#"["object",{"a b":["map","string"]}]"#).unwrap();
+    let bump = Bump::new();
+    let v = p
+        .decode_json(br#"{"a b":{"k\u00e9\"":"x"}}"#, &bump)
+        .unwrap();
+    let tfwire::Value::Object(o) = v else {
+        panic!("{v:?}")
+    };
+    let tfwire::Value::Map(entries) = o.attrs()[0] else {
+        panic!()
+    };
+    // The map's value swapped for a number: a string expected there.
+    let bad = bump.alloc_slice_copy(&[(entries[0].0, tfwire::Value::Int(1))]);
+    let attrs = bump.alloc_slice_copy(&[tfwire::Value::Map(bad)]);
+    let v = tfwire::Value::Object(tfwire::Object::new(o.op(), attrs));
+    let e = p.encode_msgpack(v, &mut Vec::new()).unwrap_err();
+    assert_eq!(e.path(), r#"["a b"]["ké\""]"#);
+    assert_eq!(
+        e.to_string(),
+        r#"error at ["a b"]["ké\""]: a string expected, found number"#
+    );
+}

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::path::UnwoundPath;
+
 /// A value that cannot be built as asked: the position's path and what was wrong.
 ///
 /// `Display` shows `error at PATH: MESSAGE` (`(root)` for the root). The path is in
@@ -33,16 +35,8 @@ pub struct BuildError(Box<Inner>);
 
 #[derive(Clone, PartialEq, Eq)]
 struct Inner {
-    /// Path steps, innermost first (reversed when shown).
-    steps: Vec<Step>,
+    path: UnwoundPath,
     message: String,
-}
-
-#[derive(Clone, PartialEq, Eq)]
-enum Step {
-    Attr(Box<str>),
-    Key(Box<str>),
-    Index(usize),
 }
 
 impl BuildError {
@@ -50,7 +44,7 @@ impl BuildError {
     #[cold]
     pub(super) fn new(message: impl Into<String>) -> BuildError {
         BuildError(Box::new(Inner {
-            steps: Vec::new(),
+            path: UnwoundPath::default(),
             message: message.into(),
         }))
     }
@@ -58,61 +52,34 @@ impl BuildError {
     /// The error happened inside attribute `name`.
     #[cold]
     pub(super) fn in_attr(mut self, name: &str) -> BuildError {
-        self.0.steps.push(Step::Attr(name.into()));
+        self.0.path.attr(name);
         self
     }
 
     /// The error happened inside the map element under `key`.
     #[cold]
     pub(super) fn in_key(mut self, key: &str) -> BuildError {
-        self.0.steps.push(Step::Key(key.into()));
+        self.0.path.key(key);
         self
     }
 
     /// The error happened inside element `i` of a list, set or tuple.
     #[cold]
     pub(super) fn in_index(mut self, i: usize) -> BuildError {
-        self.0.steps.push(Step::Index(i));
+        self.0.path.index(i);
         self
     }
 
     /// The value path in Terraform's notation (`.ingress[2].cidr_blocks[0]`); empty at the
     /// root.
     pub fn path(&self) -> String {
-        let mut out = String::new();
-        for step in self.0.steps.iter().rev() {
-            match step {
-                Step::Attr(name) if is_identifier(name) => {
-                    out.push('.');
-                    out.push_str(name);
-                }
-                Step::Attr(name) | Step::Key(name) => {
-                    out.push('[');
-                    out.push_str(&serde_json::to_string(&**name).unwrap_or_default());
-                    out.push(']');
-                }
-                Step::Index(i) => {
-                    out.push('[');
-                    out.push_str(&i.to_string());
-                    out.push(']');
-                }
-            }
-        }
-        out
+        self.0.path.render()
     }
 
     /// What was wrong.
     pub fn message(&self) -> &str {
         &self.0.message
     }
-}
-
-/// An HCL identifier: such attribute names are written `.name`, others `["name"]` (as the
-/// decoders' paths do).
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 impl fmt::Display for BuildError {

@@ -5,10 +5,10 @@
 
 use bumpalo::Bump;
 
-use super::path::{render, Step};
 use super::read_through;
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::{Limits, MAX_DEPTH};
+use crate::path::UnwoundPath;
 use crate::program::key::AttrEntry;
 use crate::program::{ItemLimits, Program, Span};
 use crate::schema::Type;
@@ -18,27 +18,20 @@ use crate::value::{Dynamic, Value};
 /// frames are no longer borrowed. One word: kind, byte offset, message, and the value path
 /// as the recursive executor unwinds (innermost step first; the JSON executor renders its
 /// path from its stack instead and leaves it empty).
-pub(super) struct Pending(pub(super) Box<(ErrorKind, usize, String, Vec<OwnedStep>)>);
-
-/// A path step recorded while an error unwinds through the containers that hold it.
-pub(super) enum OwnedStep {
-    Attr(Box<str>),
-    Key(Box<str>),
-    Index(usize),
-}
+pub(super) struct Pending(pub(super) Box<(ErrorKind, usize, String, UnwoundPath)>);
 
 impl Pending {
     #[cold]
     #[inline(never)]
     pub(super) fn new(kind: ErrorKind, at: usize, message: String) -> Pending {
-        Pending(Box::new((kind, at, message, Vec::new())))
+        Pending(Box::new((kind, at, message, UnwoundPath::default())))
     }
 
     /// The error happened inside attribute `name` of an object.
     #[cold]
     #[inline(never)]
     pub(super) fn in_attr(mut self, name: &str) -> Pending {
-        self.0 .3.push(OwnedStep::Attr(name.into()));
+        self.0 .3.attr(name);
         self
     }
 
@@ -46,7 +39,7 @@ impl Pending {
     #[cold]
     #[inline(never)]
     pub(super) fn in_key(mut self, key: &str) -> Pending {
-        self.0 .3.push(OwnedStep::Key(key.into()));
+        self.0 .3.key(key);
         self
     }
 
@@ -54,7 +47,7 @@ impl Pending {
     #[cold]
     #[inline(never)]
     pub(super) fn in_index(mut self, i: usize) -> Pending {
-        self.0 .3.push(OwnedStep::Index(i));
+        self.0 .3.index(i);
         self
     }
 
@@ -63,16 +56,7 @@ impl Pending {
     #[inline(never)]
     pub(super) fn into_error(self) -> DecodeError {
         let (kind, at, message, steps) = *self.0;
-        let steps: Vec<Step<'_>> = steps
-            .iter()
-            .rev()
-            .map(|s| match s {
-                OwnedStep::Attr(n) => Step::Attr(n),
-                OwnedStep::Key(k) => Step::Key(k),
-                OwnedStep::Index(i) => Step::Index(*i),
-            })
-            .collect();
-        DecodeError::new(kind, at, render(&steps), message)
+        DecodeError::new(kind, at, steps.render(), message)
     }
 }
 

@@ -24,7 +24,6 @@ use crate::value::Value;
 mod common;
 pub(crate) mod json;
 pub(crate) mod msgpack;
-mod path;
 mod read_through;
 mod slots;
 

@@ -29,6 +29,7 @@ pub use json::JsonEncoder;
 pub use msgpack::MsgpackEncoder;
 
 pub(crate) use crate::limits::MAX_VALUE_DEPTH;
+use crate::path::UnwoundPath;
 use crate::program::{Op, Program};
 use crate::value::Value;
 
@@ -39,8 +40,7 @@ pub struct EncodeError(Box<Inner>);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Inner {
-    /// Path steps, innermost first (reversed when shown).
-    steps: Vec<String>,
+    path: UnwoundPath,
     message: String,
 }
 
@@ -48,7 +48,7 @@ impl EncodeError {
     #[cold]
     pub(crate) fn new(message: String) -> EncodeError {
         EncodeError(Box::new(Inner {
-            steps: Vec::new(),
+            path: UnwoundPath::default(),
             message,
         }))
     }
@@ -99,25 +99,25 @@ impl EncodeError {
 
     #[cold]
     pub(crate) fn in_index(mut self, i: usize) -> EncodeError {
-        self.0.steps.push(format!("[{i}]"));
+        self.0.path.index(i);
         self
     }
 
     #[cold]
     pub(crate) fn in_key(mut self, key: &str) -> EncodeError {
-        self.0.steps.push(format!("[{key:?}]"));
+        self.0.path.key(key);
         self
     }
 
     #[cold]
     pub(crate) fn in_attr(mut self, name: &str) -> EncodeError {
-        self.0.steps.push(format!(".{name}"));
+        self.0.path.attr(name);
         self
     }
 
     /// The value path, as `.ingress[2].cidr_blocks[0]`; empty at the root.
     pub fn path(&self) -> String {
-        self.0.steps.iter().rev().map(String::as_str).collect()
+        self.0.path.render()
     }
 
     /// What was wrong.

@@ -15,6 +15,7 @@
     clippy::panic
 )]
 
+use crate::path::UnwoundPath;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -37,29 +38,30 @@ use crate::value::{Typed, Value};
 /// [`EncodeError`](crate::EncodeError) does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeError {
-    /// Rendered path steps, innermost first.
-    steps: Vec<String>,
+    path: UnwoundPath,
     message: String,
 }
 
 impl DeError {
     pub(super) fn new(message: impl fmt::Display) -> DeError {
         DeError {
-            steps: Vec::new(),
+            path: UnwoundPath::default(),
             message: message.to_string(),
         }
     }
 
     pub(super) fn at(mut self, step: Step<'_>) -> DeError {
-        let mut s = String::new();
-        step.render(&mut s);
-        self.steps.push(s);
+        match step {
+            Step::Attr(name) => self.path.attr(name),
+            Step::Key(key) => self.path.key(key),
+            Step::Index(i) => self.path.index(i),
+        }
         self
     }
 
     /// The value path, as `.ingress[2].from_port`; empty at the root.
     pub fn path(&self) -> String {
-        self.steps.iter().rev().map(String::as_str).collect()
+        self.path.render()
     }
 
     /// What was wrong.

@@ -35,51 +35,13 @@ pub use ser::{InfinityAs, Serializable, SerializeOptions, UnknownAs};
 
 pub(crate) use crate::limits::MAX_VALUE_DEPTH;
 use crate::number::{normalize_decimal, Number};
+use crate::path::Step;
 use crate::program::Program;
 use crate::value::{Object, Value};
 
 /// The message of the nesting-cap error.
 fn too_deep() -> String {
     format!("nested more than {MAX_VALUE_DEPTH} levels deep")
-}
-
-/// One step of a value path.
-#[derive(Clone, Copy, Debug)]
-enum Step<'a> {
-    /// An object attribute: `.name`, or `["name"]` when the name is not an identifier.
-    Attr(&'a str),
-    /// A map key: `["key"]`.
-    Key(&'a str),
-    /// A list, set or tuple index: `[3]`.
-    Index(usize),
-}
-
-impl Step<'_> {
-    /// Appends the step in Terraform's notation (as decode errors write it).
-    fn render(&self, out: &mut String) {
-        match *self {
-            Step::Attr(name) if is_identifier(name) => {
-                out.push('.');
-                out.push_str(name);
-            }
-            Step::Attr(name) | Step::Key(name) => {
-                out.push('[');
-                out.push_str(&serde_json::to_string(name).unwrap_or_default());
-                out.push(']');
-            }
-            Step::Index(i) => {
-                out.push('[');
-                out.push_str(&i.to_string());
-                out.push(']');
-            }
-        }
-    }
-}
-
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// The path of the value being walked, as a chain of steps on the stack (root: `None`).
@@ -100,11 +62,7 @@ fn render_path(link: Option<&Link<'_>>) -> String {
     if steps.is_empty() {
         return "(root)".to_string();
     }
-    let mut out = String::new();
-    for step in steps.iter().rev() {
-        step.render(&mut out);
-    }
-    out
+    crate::path::render(steps.into_iter().rev())
 }
 
 /// How a number is presented to serde (see the module docs).
