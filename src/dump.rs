@@ -62,13 +62,14 @@ pub fn write(out: &mut String, program: &Program, value: Value<'_>) -> Result<()
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn to_writer<W: std::io::Write>(
-    mut writer: W,
+    writer: W,
     program: &Program,
     value: Value<'_>,
 ) -> std::io::Result<()> {
-    let text = to_string(program, value)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-    writer.write_all(text.as_bytes())
+    crate::encode::write_encoded(writer, |out| {
+        out.extend_from_slice(to_string(program, value)?.as_bytes());
+        Ok(())
+    })
 }
 
 /// [`write`] at nesting `depth` (containers and dynamic wrappers open around `value`).

@@ -162,4 +162,52 @@ impl Program {
     pub fn encode_json(&self, value: Value<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         JsonEncoder::new().encode(self, value, out)
     }
+
+    /// Writes the MessagePack encoding of `value` to `writer` ([`Program::encode_msgpack`]
+    /// into a buffer, then one `write_all`). A value that cannot be encoded is an
+    /// [`std::io::ErrorKind::InvalidData`] error carrying the [`EncodeError`].
+    pub fn encode_msgpack_to_writer<W: std::io::Write>(
+        &self,
+        value: Value<'_>,
+        writer: W,
+    ) -> std::io::Result<()> {
+        write_encoded(writer, |out| self.encode_msgpack(value, out))
+    }
+
+    /// Writes the JSON encoding of `value` to `writer` ([`Program::encode_json`] into a
+    /// buffer, then one `write_all`); errors as for [`Program::encode_msgpack_to_writer`].
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::Program;
+    ///
+    /// let program = Program::from_type_json(r#"["map","string"]"#)?;
+    /// let bump = Bump::new();
+    /// let value = program.decode_json(br#"{"b":"2","a":"1"}"#, &bump)?;
+    /// let mut file = Vec::new(); // any `io::Write`
+    /// program.encode_json_to_writer(value, &mut file)?;
+    /// assert_eq!(file, br#"{"a":"1","b":"2"}"#);
+    /// let unknown = program.decode_msgpack(&[0x81, 0xa1, b'a', 0xd4, 0, 0], &bump)?;
+    /// let err = program.encode_json_to_writer(unknown, &mut file).unwrap_err();
+    /// assert_eq!(err.to_string(), r#"error at ["a"]: value is not known"#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn encode_json_to_writer<W: std::io::Write>(
+        &self,
+        value: Value<'_>,
+        writer: W,
+    ) -> std::io::Result<()> {
+        write_encoded(writer, |out| self.encode_json(value, out))
+    }
+}
+
+/// Runs `encode` into a buffer, then writes the buffer to `writer` (a failed encode writes
+/// nothing and is an `InvalidData` error carrying the [`EncodeError`]).
+pub(crate) fn write_encoded<W: std::io::Write>(
+    mut writer: W,
+    encode: impl FnOnce(&mut Vec<u8>) -> Result<(), EncodeError>,
+) -> std::io::Result<()> {
+    let mut out = Vec::new();
+    encode(&mut out).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    writer.write_all(&out)
 }
