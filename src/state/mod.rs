@@ -65,6 +65,7 @@ mod keys;
 mod outline;
 mod reader;
 mod schemas;
+mod values;
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};

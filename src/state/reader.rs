@@ -26,7 +26,8 @@ use std::io::{self, Read};
 
 use bumpalo::Bump;
 
-use super::envelope::{empty_resource, Ctx, Phase, Stop, Unit, Walk};
+use super::envelope::{empty_resource, Phase, Stop, Unit, Walk};
+use super::values::Ctx;
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
 use crate::program::DecodeOptions;
 

@@ -1,0 +1,211 @@
+//! The state reader's value reads and errors: one JSON value of the envelope at a position
+//! (a key and its colon, an optional string or number, an `index_key`, a literal, a
+//! validated skip) for the units of `envelope.rs`, and where in the state an error is
+//! ([`Ctx`]), with the messages of [`Stop::Fail`].
+
+use super::envelope::{Stop, Unit};
+use super::keys;
+use super::{IndexKey, StateError};
+use crate::decode::json::tokens;
+use crate::error::{DecodeError, ErrorKind};
+
+impl<'u> Unit<'u> {
+    /// `index_key`: a string, an integer or null.
+    pub(super) fn index_key(&self, v: usize, ctx: Ctx) -> Result<(Option<IndexKey>, usize), Stop> {
+        match self.buf.get(v) {
+            Some(b'"') => {
+                let (s, end) = self.opt_string(v, ctx, "index_key")?;
+                Ok((s.map(|s| IndexKey::String(s.to_string())), end))
+            }
+            Some(b'n') => Ok((None, self.literal(v, b"null")?)),
+            _ => {
+                let end = self.skip(v)?;
+                let text = self.buf.get(v..end).unwrap_or_default();
+                let text = String::from_utf8_lossy(text);
+                match text.parse::<i64>() {
+                    Ok(n) => Ok((Some(IndexKey::Int(n)), end)),
+                    Err(_) => Err(Stop::Fail(err(
+                        ctx,
+                        format_args!("index_key: expected a string or an integer, found {text}"),
+                    ))),
+                }
+            }
+        }
+    }
+
+    /// A key at `i` and its colon: the key and the position of its value. (Inlined, as
+    /// [`Unit::separator`].)
+    #[inline(always)]
+    pub(super) fn key(&self, i: usize) -> Result<(&'u str, usize), Stop> {
+        let (k, v) = match keys::known_key(self.buf, i) {
+            Some(known) => known,
+            None => tokens::key(self.buf, i, self.scratch).map_err(|e| self.settle(&e, i))?,
+        };
+        let v = tokens::ws(self.buf, v);
+        match self.buf.get(v) {
+            None => Err(self.eof(v)),
+            Some(_) => Ok((k, v)),
+        }
+    }
+
+    /// A string or null at `v`. (Inlined, as [`Unit::separator`].)
+    #[inline(always)]
+    pub(super) fn opt_string(
+        &self,
+        v: usize,
+        ctx: Ctx,
+        key: &str,
+    ) -> Result<(Option<&'u str>, usize), Stop> {
+        match self.buf.get(v) {
+            Some(b'n') => Ok((None, self.literal(v, b"null")?)),
+            Some(b'"') => {
+                let (s, end) = match tokens::plain_string(self.buf, v) {
+                    Some(plain) => plain,
+                    None => {
+                        tokens::string(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?
+                    }
+                };
+                Ok((Some(s), end))
+            }
+            _ => {
+                self.skip(v)?;
+                Err(Stop::Fail(err(
+                    ctx,
+                    format_args!("{key}: expected a string"),
+                )))
+            }
+        }
+    }
+
+    /// A number or null at `v`: its text.
+    pub(super) fn opt_number(
+        &self,
+        v: usize,
+        ctx: Ctx,
+        key: &str,
+    ) -> Result<(Option<&'u str>, usize), Stop> {
+        match self.buf.get(v) {
+            Some(b'n') => Ok((None, self.literal(v, b"null")?)),
+            Some(b'-' | b'0'..=b'9') => {
+                let (text, end) = tokens::number(self.buf, v).map_err(|e| self.settle(&e, v))?;
+                if end == self.buf.len() && self.more {
+                    return Err(Stop::More);
+                }
+                Ok((Some(text), end))
+            }
+            _ => {
+                self.skip(v)?;
+                Err(Stop::Fail(err(
+                    ctx,
+                    format_args!("{key}: expected a number"),
+                )))
+            }
+        }
+    }
+
+    pub(super) fn literal(&self, v: usize, word: &'static [u8]) -> Result<usize, Stop> {
+        let end = tokens::literal(self.buf, v, word).map_err(|e| self.settle(&e, v))?;
+        self.not_at_end(end)
+    }
+
+    /// Skips the value at `v` (validating it). (Inlined, as [`Unit::separator`].)
+    #[inline(always)]
+    pub(super) fn skip(&self, v: usize) -> Result<usize, Stop> {
+        if let Some((_, end)) = tokens::plain_string(self.buf, v) {
+            return Ok(end);
+        }
+        let end = tokens::skip(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?;
+        self.not_at_end(end)
+    }
+
+    /// A value ending where the buffer ends may go on (a number's digits, a word's letters)
+    /// when more input follows.
+    pub(super) fn not_at_end(&self, end: usize) -> Result<usize, Stop> {
+        if end >= self.buf.len() && self.more {
+            return Err(Stop::More);
+        }
+        Ok(end)
+    }
+
+    /// A JSON error in the value at `v`: more input needed when the buffer cut it short.
+    pub(super) fn settle(&self, e: &DecodeError, v: usize) -> Stop {
+        if self.more
+            && (e.kind() == ErrorKind::Eof || !tokens::is_complete(self.buf, v, self.scratch))
+        {
+            return Stop::More;
+        }
+        self.json_error(0, e)
+    }
+
+    /// A JSON error at offset `e.offset()` from `at` in the buffer.
+    pub(super) fn json_error(&self, at: usize, e: &DecodeError) -> Stop {
+        if self.more && e.kind() == ErrorKind::Eof {
+            return Stop::More;
+        }
+        Stop::Fail(self.syntax(at + e.offset(), e.message()))
+    }
+
+    /// Invalid JSON at `i` in the buffer: where in the state (the top level is "not a state
+    /// file") and the file offset.
+    #[cold]
+    pub(super) fn syntax(&self, i: usize, what: &str) -> StateError {
+        let offset = self.base + i as u64;
+        let at = match self.at.get() {
+            Ctx::State => "not a state file".to_string(),
+            ctx => ctx.to_string(),
+        };
+        StateError(format!("{at}: invalid JSON at byte {offset}: {what}"))
+    }
+
+    /// The buffer ended at `i`.
+    pub(super) fn eof(&self, i: usize) -> Stop {
+        if self.more {
+            return Stop::More;
+        }
+        Stop::Fail(self.syntax(i, "unexpected end of input"))
+    }
+}
+
+/// Where in the envelope an error is (formatted only when one happens).
+#[derive(Clone, Copy)]
+pub(super) enum Ctx {
+    /// The top-level object.
+    State,
+    /// The `resources` array, between resources.
+    Resources,
+    Resource(u64),
+    /// A resource's `instances` array, between instances.
+    Instances(u64),
+    Instance(u64, u64),
+    /// An instance's `attributes` value.
+    Attributes(u64, u64),
+}
+
+impl std::fmt::Display for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ctx::State => f.write_str("state"),
+            Ctx::Resources => f.write_str("resources"),
+            Ctx::Resource(r) => write!(f, "resources[{r}]"),
+            Ctx::Instances(r) => write!(f, "resources[{r}].instances"),
+            Ctx::Instance(r, i) => write!(f, "resources[{r}].instances[{i}]"),
+            Ctx::Attributes(r, i) => write!(f, "resources[{r}].instances[{i}].attributes"),
+        }
+    }
+}
+
+pub(super) fn err(ctx: Ctx, msg: impl std::fmt::Display) -> StateError {
+    StateError(format!("{ctx}: {msg}"))
+}
+
+/// The attributes' JSON text, which the decode or the validating skip has just read whole.
+///
+/// # Safety
+/// `text` is valid UTF-8: one JSON value that a decode or a validating skip read through to
+/// its end (its structure and whitespace are ASCII, and every string in it, keys too, was
+/// checked as UTF-8 by `string_body` / `check_string_body`).
+pub(super) unsafe fn attributes_text(text: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(text).is_ok());
+    // SAFETY: the caller's contract.
+    unsafe { std::str::from_utf8_unchecked(text) }
+}
