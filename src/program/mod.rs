@@ -27,13 +27,15 @@ use crate::limits::Limits;
 use crate::schema::Type;
 use dyncache::DynCache;
 
-/// Index of an op in its [`Program`].
+/// An op of a [`Program`]: what an [`Object`](crate::Object) records of the program that
+/// decoded or built it ([`Program::root`] for a program's root). Opaque: the program's
+/// layout is the compiler's business.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OpId(pub(crate) u32);
 
 impl OpId {
     /// The index as a `usize`.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.0 as usize
     }
 }
@@ -175,16 +177,6 @@ impl Program {
     /// The root op.
     pub fn root(&self) -> OpId {
         self.code.root
-    }
-
-    /// Number of ops.
-    pub fn len(&self) -> usize {
-        self.code.ops.len()
-    }
-
-    /// Always false: a program has at least its root op.
-    pub fn is_empty(&self) -> bool {
-        self.code.ops.is_empty()
     }
 
     /// The instruction `id`, an id taken from this program's own code (its root, an op's
