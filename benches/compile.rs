@@ -34,7 +34,7 @@ fn compile_all(text: &str) -> usize {
             .values()
             .chain(provider.data_sources.values())
         {
-            std::hint::black_box(Program::from_block(&schema.block));
+            std::hint::black_box(Program::from_block(&schema.block).unwrap());
             programs += 1;
         }
     }

@@ -27,19 +27,25 @@ struct Compiler<'t> {
 
 /// The constructors of [`Program`]: each compiles a type or a schema.
 impl Program {
-    /// Compiles a type.
-    pub fn new(ty: &Type) -> Program {
-        compile(ty, None)
+    /// Compiles a type. A type built by hand nested deeper than
+    /// [`MAX_TYPE_NESTING`](crate::MAX_TYPE_NESTING) is an error.
+    pub fn new(ty: &Type) -> Result<Program, SchemaError> {
+        ty.check_nesting()?;
+        Ok(compile(ty, None))
     }
 
-    /// Compiles a schema block (its implied type, with the blocks' item limits).
-    pub fn from_block(block: &Block) -> Program {
-        compile_owned(block.implied_type(), Some(block))
+    /// Compiles a schema block (its implied type, with the blocks' item limits); errors as
+    /// for [`Block::implied_type`] and [`Program::new`].
+    pub fn from_block(block: &Block) -> Result<Program, SchemaError> {
+        let ty = block.implied_type()?;
+        ty.check_nesting()?;
+        Ok(compile_owned(ty, Some(block)))
     }
 
     /// Compiles compact type JSON such as `["list","string"]`.
     pub fn from_type_json(text: &str) -> Result<Program, SchemaError> {
-        Ok(Program::new(&Type::from_json(text)?))
+        // (Type JSON nests at most `MAX_TYPE_DEPTH` levels, well within the compiler's cap.)
+        Ok(compile(&Type::from_json(text)?, None))
     }
 
     /// Compiles any schema form that needs no selector: a bare block, a
@@ -60,6 +66,7 @@ impl Program {
         sel: &SchemaSelector,
     ) -> Result<Program, SchemaError> {
         let ty = source.select(sel)?;
+        ty.check_nesting()?;
         Ok(compile_owned(ty, source.select_block(sel)?))
     }
 }

@@ -28,7 +28,7 @@
 //! let schema = Block::new()
 //!     .attribute("name", Attribute::new(Type::String))
 //!     .block("ingress", NestedBlock::new(NestingMode::Set, rule));
-//! let program = Program::from_block(&schema);
+//! let program = Program::from_block(&schema).unwrap();
 //!
 //! // {"ingress": [{"from_port": 443}], "name": "web"} as MessagePack.
 //! let input = [
@@ -138,7 +138,8 @@ pub use build::{BuildError, Builder, Part};
 pub use encode::{EncodeError, JsonEncoder, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};
 pub use limits::{
-    Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_SCHEMA_DEPTH, MAX_TYPE_DEPTH, MAX_VALUE_DEPTH,
+    Limits, MAX_DEPTH, MAX_READ_THROUGH_DEPTH, MAX_SCHEMA_DEPTH, MAX_TYPE_DEPTH, MAX_TYPE_NESTING,
+    MAX_VALUE_DEPTH,
 };
 pub use number::Number;
 pub use program::{DecodeOptions, OpId, Program};

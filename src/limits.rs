@@ -12,6 +12,15 @@
 /// [`Limits::max_type_json_len`].
 pub const MAX_TYPE_DEPTH: usize = 100;
 
+/// Deepest type the compiler ([`Program::new`](crate::Program::new),
+/// [`Program::from_block`](crate::Program::from_block)) and the implied-type rule
+/// ([`Block::implied_type`](crate::schema::Block::implied_type)) take, in nested containers
+/// (lists, sets, maps, objects, tuples): twice [`MAX_DEPTH`], so that every type a decode can
+/// fill, and deeper, compiles; a type built by hand deeper than this is an error before any
+/// walk recurses over it (its depth is measured without recursion). A type's own trait impls
+/// (`Clone`, `Drop`, `Display`, `PartialEq`) recurse as any tree of boxes does.
+pub const MAX_TYPE_NESTING: usize = 2 * MAX_DEPTH as usize;
+
 /// Deepest nesting of blocks and nested attribute types (`block_types`, `nested_type`) the
 /// schema loader reads: it recurses once per level, so the cap is its own, below what any
 /// real provider writes by far (a handful of levels) and below serde_json's recursion limit

@@ -183,7 +183,7 @@ fn blocks_of_every_nesting_mode() {
     ] {
         schema = schema.block(name, NestedBlock::new(mode, leaf.clone()));
     }
-    let p = Program::from_block(&schema);
+    let p = Program::from_block(&schema).unwrap();
     let bump = Bump::new();
     let b = p.builder(&bump);
     let n = |v: i64| b.object(move |o| o.set("n", v));

@@ -36,8 +36,8 @@ fn every_corpus_schema_compiles() {
                     .chain(provider.data_sources.values())
                     .chain(provider.provider.iter());
                 for schema in blocks {
-                    let program = Program::from_block(&schema.block);
-                    assert_eq!(program.root_type(), &schema.block.implied_type());
+                    let program = Program::from_block(&schema.block).unwrap();
+                    assert_eq!(program.root_type(), &schema.block.implied_type().unwrap());
                     assert!(program.to_string().starts_with("; type "));
                     ops += op_count(&program);
                     compiled += 1;
@@ -64,14 +64,14 @@ fn aws_4_13_has_980_resource_types_that_all_compile() {
     let programs: Vec<Program> = aws
         .resources
         .values()
-        .map(|s| Program::from_block(&s.block))
+        .map(|s| Program::from_block(&s.block).unwrap())
         .collect();
     assert_eq!(programs.len(), 980);
     // Hash-consing: identical sub-types share one op. `aws_instance`'s type has 118 nodes
     // (one per attribute, element and block at every depth) but only 30 distinct sub-types.
     let block = &aws.resources["aws_instance"].block;
-    let instance = Program::from_block(block);
-    assert_eq!(nodes(&block.implied_type()), 118);
+    let instance = Program::from_block(block).unwrap();
+    assert_eq!(nodes(&block.implied_type().unwrap()), 118);
     assert_eq!(op_count(&instance), 30);
 }
 

@@ -69,7 +69,7 @@ fn workload() -> (Type, Vec<(bool, Vec<u8>)>) {
 #[test]
 fn eight_threads_sharing_a_program_give_the_single_thread_dumps() {
     let (t, inputs) = workload();
-    let single = decode_all(&Program::new(&t), &inputs, 0);
+    let single = decode_all(&Program::new(&t).unwrap(), &inputs, 0);
     assert!(
         single
             .iter()
@@ -78,7 +78,7 @@ fn eight_threads_sharing_a_program_give_the_single_thread_dumps() {
             > 300
     );
     // A fresh program, so that its dynamic types are compiled under contention too.
-    let shared = Program::new(&t);
+    let shared = Program::new(&t).unwrap();
     let barrier = Barrier::new(THREADS);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..THREADS)

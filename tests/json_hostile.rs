@@ -111,7 +111,7 @@ fn depth_limit(max_depth: u32) -> DecodeOptions {
 
 #[test]
 fn typed_nesting_beyond_max_depth() {
-    let p = Program::new(&nested_list_type(400));
+    let p = Program::new(&nested_list_type(400)).unwrap();
     let bump = Bump::new();
     // The default limit (256): 256 arrays nest, the 257th does not.
     let ok = format!("{}{}", "[".repeat(256), "]".repeat(256));
@@ -138,7 +138,7 @@ fn map_and_object_nesting_beyond_max_depth() {
     for _ in 0..300 {
         t = Type::Map(Box::new(t));
     }
-    let p = Program::new(&t);
+    let p = Program::new(&t).unwrap();
     let input = format!("{}\"x\"{}", "{\"k\":".repeat(300), "}".repeat(300));
     let e = p.decode_json(input.as_bytes(), &Bump::new()).unwrap_err();
     assert_eq!((e.kind(), e.offset()), (ErrorKind::Limit, 256 * 5));
@@ -146,7 +146,7 @@ fn map_and_object_nesting_beyond_max_depth() {
     for _ in 0..300 {
         t = Type::Object(tfwire::schema::ObjectType::new([("o".to_string(), t)], &[]).unwrap());
     }
-    let p = Program::new(&t);
+    let p = Program::new(&t).unwrap();
     let input = format!("{}\"x\"{}", "{\"o\":".repeat(300), "}".repeat(300));
     let e = p.decode_json(input.as_bytes(), &Bump::new()).unwrap_err();
     assert_eq!((e.kind(), e.offset()), (ErrorKind::Limit, 256 * 5));

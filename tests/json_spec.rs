@@ -827,7 +827,7 @@ fn resource(mode: NestingMode) -> Program {
     let block = Block::new()
         .attribute("name", Attribute::new(Type::String))
         .block("rule", NestedBlock::new(mode, rule()));
-    Program::from_block(&block)
+    Program::from_block(&block).unwrap()
 }
 
 fn block_dump(p: &Program, input: &str) -> String {
@@ -887,7 +887,7 @@ fn nested_blocks() {
 fn list_blocks_with_dynamic_content_are_dynamic_on_the_wire() {
     let inner = Block::new().attribute("v", Attribute::new(Type::Dynamic));
     let block = Block::new().block("items", NestedBlock::new(NestingMode::List, inner));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     let input = r#"{"items":{"value":[{"v":{"value":1,"type":"number"}}],"type":["tuple",[["object",{"v":"dynamic"}]]]}}"#;
     // go-cty writes a value's concrete type; given `dynamic` inside, it reads through to the
     // inner wrappers (ctyoracle decode).
@@ -903,7 +903,7 @@ fn block_item_counts_when_checked() {
         "rule",
         NestedBlock::new(NestingMode::List, rule()).items(1, 2),
     );
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     let bump = Bump::new();
     let checked = DecodeOptions {
         check_item_counts: true,

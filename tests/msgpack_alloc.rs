@@ -133,7 +133,7 @@ fn deep_nesting_allocates_a_bounded_stack() {
     for _ in 0..300 {
         t = Type::List(Box::new(t));
     }
-    let p = Program::new(&t);
+    let p = Program::new(&t).unwrap();
     let input = vec![0x91u8; 100_000];
     let (bytes, result) = measure(&p, &input);
     assert_eq!(result, Err(ErrorKind::Limit));

@@ -31,7 +31,7 @@ fn resource(mode: NestingMode) -> Program {
     let block = Block::new()
         .attribute("name", Attribute::new(Type::String))
         .block("rule", NestedBlock::new(mode, rule()));
-    Program::from_block(&block)
+    Program::from_block(&block).unwrap()
 }
 
 fn with_rule(rule: Mp) -> Vec<u8> {
@@ -184,7 +184,7 @@ fn nested_blocks_of_every_mode_together() {
                     .block("inner", NestedBlock::new(NestingMode::List, leaf.clone())),
             ),
         );
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     let leaf_value = |s: &str| mp().map(1).s("v").s(s);
     let input = mp()
         .map(6)
@@ -223,7 +223,7 @@ fn nested_blocks_of_every_mode_together() {
 #[test]
 fn empty_block_is_an_empty_object() {
     let block = Block::new().block("empty", NestedBlock::new(NestingMode::List, Block::new()));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     assert_eq!(
         p.root_type().to_string(),
         r#"["object",{"empty":["list",["object",{}]]}]"#
@@ -242,7 +242,7 @@ fn dyn_rule() -> Block {
 #[test]
 fn list_block_with_a_dynamic_attribute_is_dynamic_on_the_wire() {
     let block = Block::new().block("rule", NestedBlock::new(NestingMode::List, dyn_rule()));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     assert_eq!(
         p.root_type().to_string(),
         r#"["object",{"rule":"dynamic"}]"#
@@ -289,7 +289,7 @@ fn list_block_with_a_dynamic_attribute_is_dynamic_on_the_wire() {
 #[test]
 fn map_block_with_a_dynamic_attribute_is_dynamic_on_the_wire() {
     let block = Block::new().block("rule", NestedBlock::new(NestingMode::Map, dyn_rule()));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     assert_eq!(
         p.root_type().to_string(),
         r#"["object",{"rule":"dynamic"}]"#
@@ -332,7 +332,7 @@ fn dynamic_cascades_through_nested_blocks_but_not_set_single_or_group() {
             NestedBlock::new(NestingMode::Group, inner.clone()),
         )
         .block("outer_set", NestedBlock::new(NestingMode::Set, dyn_rule()));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     assert_eq!(
         p.root_type().to_string(),
         concat!(
@@ -383,7 +383,7 @@ fn a_block_named_like_an_attribute_is_left_out() {
     let block = Block::new()
         .attribute("rule", Attribute::new(Type::String))
         .block("rule", NestedBlock::new(NestingMode::List, rule()));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     assert_eq!(p.root_type().to_string(), r#"["object",{"rule":"string"}]"#);
     let input = mp().map(1).s("rule").s("x").done();
     assert_eq!(decode_dump(&p, &input), r#"{"rule":"x"}"#);

@@ -215,7 +215,7 @@ fn rule() -> Block {
 fn item_count_of_list_and_set_blocks() {
     for mode in [NestingMode::List, NestingMode::Set] {
         let block = Block::new().block("rule", NestedBlock::new(mode, rule()).items(1, 2));
-        let p = Program::from_block(&block);
+        let p = Program::from_block(&block).unwrap();
         let head = mp().map(1).s("rule");
         let at = head.len();
         let e = err_with(&p, &head.clone().arr(0).done(), &checking_item_counts());
@@ -254,7 +254,7 @@ fn item_count_error_path_in_nested_blocks() {
     let inner = NestedBlock::new(NestingMode::Set, rule()).items(0, 1);
     let outer = Block::new().block("inner", inner);
     let block = Block::new().block("outer", NestedBlock::new(NestingMode::List, outer));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     let head = mp()
         .map(1)
         .s("outer")

@@ -33,7 +33,7 @@ fn resource() -> (Program, Vec<u8>) {
             Attribute::new(Type::Tuple(vec![Type::String, Type::Number])),
         )
         .block("ingress", NestedBlock::new(NestingMode::Set, ingress));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     let rule = |port: Mp, meta: Mp| {
         mp().map(3)
             .s("cidr_blocks")
@@ -280,7 +280,7 @@ fn nested_list(depth: usize) -> Program {
     for _ in 0..depth {
         t = Type::List(Box::new(t));
     }
-    Program::new(&t)
+    Program::new(&t).unwrap()
 }
 
 const DEPTH_MSG: &str = "nesting deeper than max_depth (256)";

@@ -29,7 +29,7 @@ fn counted(mode: NestingMode, min: u64, max: u64) -> Program {
     let block = Block::new()
         .attribute("other", Attribute::new(Type::List(Box::new(Type::String))))
         .block("rule", NestedBlock::new(mode, rule).items(min, max));
-    Program::from_block(&block)
+    Program::from_block(&block).unwrap()
 }
 
 fn rule(port: Mp) -> Mp {
@@ -165,7 +165,7 @@ fn unknowns_inside_dynamic_attributes_of_set_blocks_suspend_the_check() {
     // SET blocks never become dynamic; their dynamic attributes carry wrappers.
     let rule = Block::new().attribute("v", Attribute::new(Type::Dynamic));
     let block = Block::new().block("rule", NestedBlock::new(NestingMode::Set, rule).items(2, 0));
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     let one = |v: Mp| mp().map(1).s("rule").arr(1).map(1).s("v").then(v).done();
     let known = one(mp().dynamic(r#"["list","string"]"#).arr(1).s("x"));
     assert_eq!(
@@ -205,7 +205,7 @@ fn item_counts_apply_only_to_list_and_set_blocks() {
     }
     // A list-typed attribute of the same shape has no limits.
     let attr = Block::new().attribute("rule", Attribute::new(Type::List(Box::new(Type::String))));
-    let p = Program::from_block(&attr);
+    let p = Program::from_block(&attr).unwrap();
     assert!(dump_with(
         &p,
         &mp().map(1).s("rule").arr(0).done(),
@@ -218,7 +218,7 @@ fn item_counts_apply_only_to_list_and_set_blocks() {
         "rule",
         NestedBlock::new(NestingMode::List, dyn_rule).items(1, 1),
     );
-    let p = Program::from_block(&block);
+    let p = Program::from_block(&block).unwrap();
     let input = mp()
         .map(1)
         .s("rule")

@@ -64,7 +64,7 @@ fn every_truncation_of_msgpack_fails_as_end_of_input() {
     for _ in 0..800 {
         let (t, v) = case(&mut s, &Shape::default());
         let bytes = encode::msgpack(&mut s, &t, &v);
-        let p = Program::new(&t);
+        let p = Program::new(&t).unwrap();
         for n in 0..bytes.len() {
             match p.decode_msgpack(&bytes[..n], &bump) {
                 Err(e) if e.kind() == ErrorKind::Eof => cuts += 1,
@@ -117,7 +117,7 @@ fn msgpack_single_byte_corruptions_fail_or_conform() {
         let bytes = encode::msgpack(&mut s, &t, &v);
         runs += corruptions(
             &mut s,
-            &Program::new(&t),
+            &Program::new(&t).unwrap(),
             Format::Msgpack,
             &bytes,
             &Opts::default(),
@@ -139,7 +139,7 @@ fn json_single_byte_corruptions_fail_or_conform() {
         let bytes = encode::json(&mut s, &t, &v);
         runs += corruptions(
             &mut s,
-            &Program::new(&t),
+            &Program::new(&t).unwrap(),
             Format::Json,
             &bytes,
             &Opts::default(),
@@ -154,7 +154,7 @@ fn corruptions_under_lowered_limits_and_drift_options() {
     for i in 0..300u32 {
         let o = opts_from((i % 32) as u8);
         let (t, v) = case(&mut s, &Shape::default());
-        let p = Program::new(&t);
+        let p = Program::new(&t).unwrap();
         let bytes = encode::msgpack(&mut s, &t, &v);
         differential(&p, Format::Msgpack, &bytes, &o);
         corruptions(&mut s, &p, Format::Msgpack, &bytes, &o);
@@ -174,7 +174,7 @@ fn msgpack_corruptions_under_low_value_and_arena_budgets() {
     for i in 0..300u32 {
         let o = low_opts(i as u8 & 0x1f, (i.wrapping_mul(37) >> 2) as u8);
         let (t, v) = case(&mut s, &Shape::default());
-        let p = Program::new(&t);
+        let p = Program::new(&t).unwrap();
         let bytes = encode::msgpack(&mut s, &t, &v);
         differential(&p, Format::Msgpack, &bytes, &o);
         corruptions(&mut s, &p, Format::Msgpack, &bytes, &o);
@@ -188,7 +188,7 @@ fn deep_values_hit_the_depth_limit_exactly() {
     for _ in 0..300 {
         t = Type::List(Box::new(t));
     }
-    let p = Program::new(&t);
+    let p = Program::new(&t).unwrap();
     for depth in [255usize, 256, 257] {
         let mut mp = vec![0x91u8; depth - 1];
         mp.push(0x90);

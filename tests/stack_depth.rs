@@ -5,7 +5,10 @@
 
 use bumpalo::Bump;
 use tfwire::schema::ObjectType;
-use tfwire::{DecodeOptions, ErrorKind, Limits, Program, Type, MAX_DEPTH, MAX_VALUE_DEPTH};
+use tfwire::{
+    DecodeOptions, ErrorKind, Limits, Program, Type, MAX_DEPTH, MAX_SCHEMA_DEPTH, MAX_TYPE_NESTING,
+    MAX_VALUE_DEPTH,
+};
 
 const STACK: usize = 1 << 20;
 
@@ -66,7 +69,7 @@ fn on_stack_with(
     let program = std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
-            let program = Program::new(&ty);
+            let program = Program::new(&ty).unwrap();
             std::mem::forget(ty);
             program
         })
@@ -333,4 +336,52 @@ fn msgpack_encoder_and_dump_at_the_cap_on_a_small_stack() {
         Ok(())
     });
     assert_eq!(result, Ok(()));
+}
+
+/// The compiler and the implied-type rule recurse over a type (a block): a type built by hand
+/// at `MAX_TYPE_NESTING` compiles on a 1 MiB stack in a release build (2 MiB in a debug
+/// build, as the JSON encoder); one level more is an error, found without recursion. Blocks
+/// built by hand nest at most `MAX_SCHEMA_DEPTH` deep.
+#[test]
+fn compiler_and_implied_type_at_their_caps() {
+    use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
+    let stack = if cfg!(debug_assertions) {
+        2 * STACK
+    } else {
+        STACK
+    };
+    let result = on_stack(stack, || {
+        let deep = |levels: usize| (0..levels).fold(Type::String, |t, _| Type::List(Box::new(t)));
+        let at_cap = Program::new(&deep(MAX_TYPE_NESTING)).map(|p| p.root_type().to_string().len());
+        let past = Program::new(&deep(MAX_TYPE_NESTING + 1))
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let blocks = |levels: usize| {
+            (0..levels).fold(
+                Block::new().attribute("a", Attribute::new(Type::Bool)),
+                |b, _| Block::new().block("b", NestedBlock::new(NestingMode::Single, b)),
+            )
+        };
+        let block_at_cap = Program::from_block(&blocks(MAX_SCHEMA_DEPTH)).map(|_| ());
+        let block_past = blocks(MAX_SCHEMA_DEPTH + 1)
+            .implied_type()
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let attr_past = Block::new()
+            .attribute("a", Attribute::new(deep(MAX_TYPE_NESTING + 1)))
+            .implied_type()
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        (at_cap, past, block_at_cap, block_past, attr_past)
+    });
+    let nesting = "type nested deeper than MAX_TYPE_NESTING (1024) levels".to_string();
+    // `["list",` and `]` a level around `"string"`.
+    assert_eq!(result.0, Ok(9 * MAX_TYPE_NESTING + "\"string\"".len()));
+    assert_eq!(result.1, Err(nesting.clone()));
+    assert_eq!(result.2, Ok(()));
+    assert_eq!(
+        result.3,
+        Err("blocks and nested types nested deeper than 32 levels".to_string())
+    );
+    assert_eq!(result.4, Err(nesting));
 }

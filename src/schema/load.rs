@@ -149,9 +149,9 @@ impl SchemaSource {
             }
             SchemaSource::Block(b) => {
                 no_selector(sel)?;
-                Ok(b.implied_type())
+                b.implied_type()
             }
-            SchemaSource::Document(doc) => Ok(doc.select(sel)?.implied_type()),
+            SchemaSource::Document(doc) => doc.select(sel)?.implied_type(),
         }
     }
 

@@ -12,6 +12,8 @@ pub use load::{ProviderSchema, ProviderSchemas, Schema, SchemaSelector, SchemaSo
 pub(crate) use types::write_json_string;
 pub use types::{ObjectType, Type, MAX_TYPE_DEPTH};
 
+use crate::error::SchemaError;
+
 /// How the blocks of one nested block type are collected (`Schema.NestedBlock.NestingMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NestingMode {
@@ -65,9 +67,10 @@ impl NestingMode {
 ///     .attribute("name", Attribute::new(Type::String))
 ///     .block("ingress", NestedBlock::new(NestingMode::Set, rule));
 /// assert_eq!(
-///     block.implied_type().to_string(),
+///     block.implied_type()?.to_string(),
 ///     r#"["object",{"ingress":["set",["object",{"port":"number"}]],"name":"string"}]"#
 /// );
+/// # Ok::<(), tfwire::SchemaError>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Block {
@@ -141,9 +144,45 @@ impl Block {
         self
     }
 
-    /// Terraform core's implied type of this block (see the module docs of `implied`).
-    pub fn implied_type(&self) -> Type {
-        implied::block_type(self)
+    /// Terraform core's implied type of this block (see the module docs of `implied`). A block
+    /// built by hand with blocks or nested attribute types nested deeper than
+    /// [`MAX_SCHEMA_DEPTH`](crate::MAX_SCHEMA_DEPTH), or an attribute type deeper than
+    /// [`MAX_TYPE_NESTING`](crate::MAX_TYPE_NESTING), is an error (checked without recursion,
+    /// before the rule recurses).
+    pub fn implied_type(&self) -> Result<Type, SchemaError> {
+        self.check_nesting()?;
+        Ok(implied::block_type(self))
+    }
+
+    /// An error if blocks or nested types nest deeper than `MAX_SCHEMA_DEPTH`, or an attribute
+    /// type deeper than `MAX_TYPE_NESTING`; walked with an explicit stack.
+    fn check_nesting(&self) -> Result<(), SchemaError> {
+        // A level's attributes and nested blocks (a nested type has no blocks), and its depth.
+        type Level<'b> = (
+            &'b [(String, Attribute)],
+            &'b [(String, NestedBlock)],
+            usize,
+        );
+        let mut stack: Vec<Level<'_>> = vec![(&self.attributes, &self.block_types, 0)];
+        while let Some((attributes, block_types, level)) = stack.pop() {
+            if level > crate::limits::MAX_SCHEMA_DEPTH {
+                return Err(SchemaError::new(format!(
+                    "blocks and nested types nested deeper than {} levels",
+                    crate::limits::MAX_SCHEMA_DEPTH
+                )));
+            }
+            let inner = level.saturating_add(1);
+            for (_, attr) in attributes {
+                match &attr.kind {
+                    AttributeKind::Type(t) => t.check_nesting()?,
+                    AttributeKind::Nested(n) => stack.push((&n.attributes, &[], inner)),
+                }
+            }
+            for (_, nested) in block_types {
+                stack.push((&nested.block.attributes, &nested.block.block_types, inner));
+            }
+        }
+        Ok(())
     }
 }
 

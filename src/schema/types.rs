@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 use crate::error::SchemaError;
 
 pub use crate::limits::MAX_TYPE_DEPTH;
+use crate::limits::MAX_TYPE_NESTING;
 
 /// A cty type constraint.
 ///
@@ -126,6 +127,39 @@ impl Type {
     /// Prints the compact type JSON (go-cty's `MarshalJSON` form).
     pub fn to_json(&self) -> String {
         self.to_string()
+    }
+
+    /// Containers (lists, sets, maps, objects, tuples) on the deepest path of this type,
+    /// counted without recursion: a type built by hand may be deeper than a recursive walk
+    /// could go.
+    pub(crate) fn nesting(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(self, 0usize)];
+        while let Some((t, above)) = stack.pop() {
+            let level = above.saturating_add(1);
+            match t {
+                Type::Dynamic | Type::Bool | Type::Number | Type::String => {
+                    deepest = deepest.max(above);
+                    continue;
+                }
+                Type::List(e) | Type::Set(e) | Type::Map(e) => stack.push((e, level)),
+                Type::Object(o) => stack.extend(o.attrs.iter().map(|(_, t)| (t, level))),
+                Type::Tuple(ts) => stack.extend(ts.iter().map(|t| (t, level))),
+            }
+            deepest = deepest.max(level);
+        }
+        deepest
+    }
+
+    /// An error if this type is nested deeper than [`MAX_TYPE_NESTING`] (before a walk that
+    /// recurses over it).
+    pub(crate) fn check_nesting(&self) -> Result<(), SchemaError> {
+        if self.nesting() > MAX_TYPE_NESTING {
+            return Err(SchemaError::new(format!(
+                "type nested deeper than MAX_TYPE_NESTING ({MAX_TYPE_NESTING}) levels"
+            )));
+        }
+        Ok(())
     }
 
     /// True if a `dynamic` appears anywhere inside.

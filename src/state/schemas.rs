@@ -13,7 +13,7 @@ use super::{last_segment, normalize_provider, InstanceRef, Mode, Resource, State
 use crate::decode::json::tokens;
 use crate::error::{DecodeError, ErrorKind, SchemaError};
 use crate::program::{DecodeOptions, Program};
-use crate::schema::{schema_in_document, ProviderSchemas, Schema};
+use crate::schema::{schema_in_document, ProviderSchemas, Schema, Type};
 use crate::value::Value;
 
 /// The schemas of several providers-schema documents, each compiled on first use and cached.
@@ -68,7 +68,7 @@ impl Entry {
                 }
             };
             Ok(Loaded {
-                program: Program::from_block(&schema.block),
+                program: Program::from_block(&schema.block)?,
                 version: schema.version,
             })
         })
@@ -79,7 +79,7 @@ impl Entry {
 /// object's) and its decode fails with the schema's error.
 fn unloadable() -> &'static Program {
     static EMPTY: OnceLock<Program> = OnceLock::new();
-    EMPTY.get_or_init(|| Program::from_block(&Default::default()))
+    EMPTY.get_or_init(|| crate::compile::compile(&Type::Object(Default::default()), None))
 }
 
 /// Which schema decoded (or failed to decode) an instance.

@@ -144,7 +144,7 @@ pub fn differential(p: &Program, f: Format, input: &[u8], o: &Opts) {
     let fresh;
     let p = match o.limits.max_dynamic_types < 1000 {
         true => {
-            fresh = Program::new(p.root_type());
+            fresh = Program::new(p.root_type()).unwrap();
             &fresh
         }
         false => p,
@@ -222,7 +222,7 @@ pub fn typed_differential(f: Format, data: &[u8]) {
     let rest = rest.get(2..).unwrap_or(&[]);
     let (tb, input) = rest.split_at(n.min(rest.len()));
     let t = gen::gen_type(&mut Bytes::new(tb), 6);
-    let p = Program::new(&t);
+    let p = Program::new(&t).unwrap();
     differential(&p, f, input, &o);
 }
 
@@ -294,7 +294,7 @@ pub fn roundtrip(data: &[u8]) {
 /// Encodes `plan` both ways (choices from `s`) and checks every decode against it.
 pub fn roundtrip_value(s: &mut dyn Source, t: &Type, plan: &RV) {
     let want = expected(plan);
-    let p = Program::new(t);
+    let p = Program::new(t).unwrap();
     let o = Opts::default();
     let bytes = encode::msgpack(s, t, plan);
     let got = vm_decode(&p, Format::Msgpack, &bytes, &o.decode_options());
@@ -464,7 +464,7 @@ fn print_reparse(t: &Type) {
         Ok(back) => assert_eq!(&back, t, "printed as {text}"),
         Err(e) => assert!(too_deep(t), "{text} does not parse back: {e}"),
     }
-    let p = Program::new(t);
+    let p = Program::new(t).unwrap();
     let _ = p.to_string();
 }
 
@@ -557,7 +557,7 @@ pub fn stream_chunks_with(s: &mut dyn Source) {
         dyn_depth: 1,
     };
     let plans: Vec<RV> = (0..3).map(|_| gen::gen_value(s, &t, &shape)).collect();
-    let p = Program::new(&t);
+    let p = Program::new(&t).unwrap();
     let msgpack: Vec<Vec<u8>> = plans.iter().map(|v| encode::msgpack(s, &t, v)).collect();
     let json: Option<Vec<Vec<u8>>> = (!plans.iter().any(has_unknown))
         .then(|| plans.iter().map(|v| encode::json(s, &t, v)).collect());
