@@ -107,6 +107,9 @@
 //!   checkout (`cargo run --release --features bench -- bench`).
 #![deny(missing_docs)]
 
+#[macro_use]
+mod setters;
+
 pub mod build;
 mod bytes;
 mod compile;

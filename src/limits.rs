@@ -51,10 +51,11 @@ pub const MAX_READ_THROUGH_DEPTH: u32 = 128;
 ///
 /// ```
 /// use tfwire::{DecodeOptions, Limits};
-/// let options = DecodeOptions { limits: Limits { max_depth: 32, ..Limits::DEFAULT }, ..Default::default() };
+/// let options = DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_depth(32));
 /// assert_eq!(options.limits.max_depth, 32);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Deepest nesting of containers (lists, sets, tuples, maps, objects, dynamic wrappers);
     /// values above [`MAX_DEPTH`] count as `MAX_DEPTH`.
@@ -96,6 +97,17 @@ impl Limits {
         max_arena_bytes: 1 << 30,
     };
 }
+
+with_setters!(Limits {
+    #[const] with_max_depth => max_depth: u32,
+    #[const] with_max_container_len => max_container_len: u32,
+    #[const] with_max_string_len => max_string_len: u32,
+    #[const] with_max_refinement_len => max_refinement_len: u32,
+    #[const] with_max_type_json_len => max_type_json_len: u32,
+    #[const] with_max_values => max_values: u64,
+    #[const] with_max_arena_bytes => max_arena_bytes: u64,
+    #[const] with_max_dynamic_types => max_dynamic_types: u32,
+});
 
 impl Default for Limits {
     fn default() -> Self {

@@ -179,13 +179,7 @@ fn the_dynamic_type_cache_under_contention() {
 fn max_dynamic_types_is_enforced_under_contention() {
     const MAX: u32 = 50;
     const TYPES: usize = 200;
-    let options = DecodeOptions {
-        limits: Limits {
-            max_dynamic_types: MAX,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    };
+    let options = DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_dynamic_types(MAX));
     let p = Program::from_type_json("\"dynamic\"").unwrap();
     let cases: Vec<_> = (0..TYPES).map(distinct).collect();
     let decoded: Mutex<HashSet<usize>> = Mutex::new(HashSet::new());

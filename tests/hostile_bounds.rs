@@ -89,13 +89,8 @@ fn a_refinement_payload_of_1_mib() {
     );
     // With the limit raised it decodes, the prefix borrowed from the input (go-cty would cut
     // it to 256 bytes when encoding; the decoder keeps what it was given). Bound: 64 KiB.
-    let opts = DecodeOptions {
-        limits: Limits {
-            max_refinement_len: 2 << 20,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    };
+    let opts =
+        DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_refinement_len(2 << 20));
     let prefix_len = bounded(64 << 10, GUARD, |bump| {
         match p.decode_msgpack_with(&input, bump, &opts).unwrap() {
             Value::Unknown(Some(r)) => r.string_prefix.map(str::len),

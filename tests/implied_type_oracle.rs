@@ -62,11 +62,10 @@ fn compare_doc(text: &str, expect_path: &Path, counts: &mut Counts) -> Vec<Strin
         let kind = line["kind"].as_str().unwrap();
         let entry = line["name"].as_str().unwrap().to_string();
         let provider = line["provider"].as_str().unwrap().to_string();
-        let sel = SchemaSelector {
-            resource: (kind == "resource").then(|| entry.clone()),
-            data_source: (kind == "data_source").then(|| entry.clone()),
-            provider: Some(provider.clone()),
-        };
+        let sel = SchemaSelector::default()
+            .with_resource((kind == "resource").then(|| entry.clone()))
+            .with_data_source((kind == "data_source").then(|| entry.clone()))
+            .with_provider(Some(provider.clone()));
         let ours = source
             .as_ref()
             .map_err(Clone::clone)

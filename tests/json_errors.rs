@@ -488,10 +488,7 @@ fn invalid_utf8_at_the_first_bad_byte() {
         "",
         "string is not valid UTF-8",
     );
-    let skip = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let skip = DecodeOptions::default().with_skip_unknown_attributes(true);
     let e = json_err_with(OBJ, b"{\"x\":[\"\xff\"]}", &skip);
     assert_err(
         &e,
@@ -971,10 +968,7 @@ fn object_keys() {
         ),
     ]);
     // An error inside a skipped value names the unknown key.
-    let skip = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let skip = DecodeOptions::default().with_skip_unknown_attributes(true);
     let e = json_err_with(OBJ, br#"{"a":1,"zz":[1,{"q" 1}]}"#, &skip);
     assert_err(
         &e,
@@ -1141,18 +1135,12 @@ fn inconsistent_dynamic_types() {
 // ---- Limits ---------------------------------------------------------------------------------------
 
 fn limits(l: Limits) -> DecodeOptions {
-    DecodeOptions {
-        limits: l,
-        ..Default::default()
-    }
+    DecodeOptions::default().with_limits(l)
 }
 
 #[test]
 fn limit_errors() {
-    let depth = limits(Limits {
-        max_depth: 3,
-        ..Limits::DEFAULT
-    });
+    let depth = limits(Limits::DEFAULT.with_max_depth(3));
     let nested = r#"["list",["list",["list",["list","number"]]]]"#;
     assert!(prog(nested)
         .decode_json_with(b"[[[]]]", &Bump::new(), &depth)
@@ -1166,10 +1154,7 @@ fn limit_errors() {
         "nesting deeper than max_depth (3)",
     );
     // Inside a skipped value and a value-first dynamic wrapper, the same limit applies.
-    let skip = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..depth
-    };
+    let skip = depth.with_skip_unknown_attributes(true);
     let e = json_err_with(r#"["object",{}]"#, br#"{"x":[[[1]]]}"#, &skip);
     assert_err(
         &e,
@@ -1191,10 +1176,7 @@ fn limit_errors() {
         "nesting deeper than max_depth (3)",
     );
 
-    let strings = limits(Limits {
-        max_string_len: 3,
-        ..Limits::DEFAULT
-    });
+    let strings = limits(Limits::DEFAULT.with_max_string_len(3));
     assert!(prog("\"string\"")
         .decode_json_with(b"\"abc\"", &Bump::new(), &strings)
         .is_ok());
@@ -1219,10 +1201,7 @@ fn limit_errors() {
         "string of 4 bytes exceeds max_string_len (3)",
     );
 
-    let len = limits(Limits {
-        max_container_len: 2,
-        ..Limits::DEFAULT
-    });
+    let len = limits(Limits::DEFAULT.with_max_container_len(2));
     assert!(prog(LIST)
         .decode_json_with(b"[1,2]", &Bump::new(), &len)
         .is_ok());
@@ -1243,10 +1222,7 @@ fn limit_errors() {
         "more than max_container_len (2) elements",
     );
 
-    let tj = limits(Limits {
-        max_type_json_len: 8,
-        ..Limits::DEFAULT
-    });
+    let tj = limits(Limits::DEFAULT.with_max_type_json_len(8));
     assert!(prog("\"dynamic\"")
         .decode_json_with(br#"{"type":"string","value":"x"}"#, &Bump::new(), &tj)
         .is_ok());
@@ -1263,10 +1239,7 @@ fn limit_errors() {
         "type JSON of 15 bytes exceeds max_type_json_len (8)",
     );
 
-    let types = limits(Limits {
-        max_dynamic_types: 1,
-        ..Limits::DEFAULT
-    });
+    let types = limits(Limits::DEFAULT.with_max_dynamic_types(1));
     let p = prog(r#"["tuple",["dynamic","dynamic"]]"#);
     let bump = Bump::new();
     let input = br#"[{"type":"string","value":"x"},{"type":"bool","value":true}]"#;

@@ -100,13 +100,7 @@ fn nested_list_type(depth: usize) -> Type {
 }
 
 fn depth_limit(max_depth: u32) -> DecodeOptions {
-    DecodeOptions {
-        limits: Limits {
-            max_depth,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    }
+    DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_depth(max_depth))
 }
 
 #[test]
@@ -193,10 +187,7 @@ fn dynamic_nesting_beyond_max_depth() {
 
 #[test]
 fn skipped_and_type_json_nesting_beyond_max_depth() {
-    let skip = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let skip = DecodeOptions::default().with_skip_unknown_attributes(true);
     let p = prog(r#"["object",{"a":"number"}]"#);
     let bump = Bump::new();
     let ok = format!(r#"{{"x":{}{},"a":1}}"#, "[".repeat(200), "]".repeat(200));

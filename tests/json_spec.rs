@@ -359,10 +359,7 @@ fn objects_missing_attributes_are_null_always() {
     // `missing_attributes_null: false` is a MessagePack option: JSON still reads null.
     let p = prog(ty);
     let bump = Bump::new();
-    let strict = DecodeOptions {
-        missing_attributes_null: false,
-        ..Default::default()
-    };
+    let strict = DecodeOptions::default().with_missing_attributes_null(false);
     let v = p.decode_json_with(b"{}", &bump, &strict).unwrap();
     assert_eq!(
         dump::to_string(&p, v).unwrap(),
@@ -381,10 +378,7 @@ fn objects_unknown_attributes_fail_or_are_skipped() {
             r#"unsupported attribute "extra""#.into()
         )
     );
-    let skip = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let skip = DecodeOptions::default().with_skip_unknown_attributes(true);
     let p = prog(ty);
     let bump = Bump::new();
     let v = p.decode_json_with(input.as_bytes(), &bump, &skip).unwrap();
@@ -905,10 +899,7 @@ fn block_item_counts_when_checked() {
     );
     let p = Program::from_block(&block).unwrap();
     let bump = Bump::new();
-    let checked = DecodeOptions {
-        check_item_counts: true,
-        ..Default::default()
-    };
+    let checked = DecodeOptions::default().with_check_item_counts(true);
     let r = r#"{"port":1,"proto":"tcp"}"#;
     // Unchecked by default (go-cty does not check).
     assert!(p.decode_json(br#"{"rule":[]}"#, &bump).is_ok());

@@ -5,10 +5,7 @@ use bumpalo::Bump;
 use tfwire::{DecodeOptions, ErrorKind, Limits, Program};
 
 fn with(limits: Limits) -> DecodeOptions {
-    DecodeOptions {
-        limits,
-        ..Default::default()
-    }
+    DecodeOptions::default().with_limits(limits)
 }
 
 /// `["list",["object",{"a0":"string",…}]]` with `n` attributes.
@@ -24,10 +21,7 @@ fn empty_json_objects_of_a_wide_type_stop_at_max_arena_bytes() {
     let p = wide_objects(1000);
     let input = format!("[{}{{}}]", "{},".repeat(99_999));
     let limit = 8 << 20;
-    let opts = with(Limits {
-        max_arena_bytes: limit,
-        ..Limits::DEFAULT
-    });
+    let opts = with(Limits::DEFAULT.with_max_arena_bytes(limit));
     let bump = Bump::new();
     let e = p
         .decode_json_with(input.as_bytes(), &bump, &opts)
@@ -54,14 +48,9 @@ fn empty_json_objects_of_a_wide_type_stop_at_max_arena_bytes() {
 #[test]
 fn msgpack_objects_are_charged_for_every_attribute_of_the_type() {
     let p = wide_objects(1000);
-    let drift = DecodeOptions {
-        missing_attributes_null: true,
-        limits: Limits {
-            max_arena_bytes: 1 << 20,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    };
+    let drift = DecodeOptions::default()
+        .with_missing_attributes_null(true)
+        .with_limits(Limits::DEFAULT.with_max_arena_bytes(1 << 20));
     // array16 of 1,000 empty maps.
     let mut input = vec![0xdc, 0x03, 0xe8];
     input.extend(std::iter::repeat_n(0x80u8, 1000));
@@ -77,10 +66,7 @@ fn msgpack_objects_are_charged_for_every_attribute_of_the_type() {
 #[test]
 fn max_values_counts_elements_and_attributes_in_both_formats() {
     let p = Program::from_type_json(r#"["list",["list","number"]]"#).unwrap();
-    let opts = with(Limits {
-        max_values: 10,
-        ..Limits::DEFAULT
-    });
+    let opts = with(Limits::DEFAULT.with_max_values(10));
     let bump = Bump::new();
     // 3 lists of 3: 3 + 9 = 12 values; the third inner list passes 10.
     let mp = b"\x93\x93\x01\x02\x03\x93\x01\x02\x03\x93\x01\x02\x03";
@@ -104,10 +90,7 @@ fn max_values_counts_elements_and_attributes_in_both_formats() {
         .is_ok());
     // An object counts every attribute of its type.
     let q = Program::from_type_json(r#"["object",{"a":"bool","b":"bool"}]"#).unwrap();
-    let one = with(Limits {
-        max_values: 1,
-        ..Limits::DEFAULT
-    });
+    let one = with(Limits::DEFAULT.with_max_values(1));
     let e = q
         .decode_json_with(br#"{"a":true}"#, &bump, &one)
         .unwrap_err();

@@ -178,10 +178,7 @@ fn reserved_byte_c1_in_keys_and_dynamic_wrappers() {
 #[test]
 fn reserved_byte_c1_inside_a_skipped_attribute() {
     let p = prog(r#"["object",{"a":"number"}]"#);
-    let opts = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let opts = DecodeOptions::default().with_skip_unknown_attributes(true);
     let input = mp()
         .map(2)
         .s("x")

@@ -14,10 +14,7 @@ use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
 use tfwire::{Category, DecodeOptions, ErrorKind, Limits, Program, Type};
 
 fn limits(l: Limits) -> DecodeOptions {
-    DecodeOptions {
-        limits: l,
-        ..Default::default()
-    }
+    DecodeOptions::default().with_limits(l)
 }
 
 #[track_caller]
@@ -341,10 +338,7 @@ fn trailing_bytes_after_the_value() {
 #[test]
 fn limit_max_depth() {
     let p = prog(r#"["list",["list",["list","number"]]]"#);
-    let opts = limits(Limits {
-        max_depth: 2,
-        ..Limits::DEFAULT
-    });
+    let opts = limits(Limits::DEFAULT.with_max_depth(2));
     let e = err_with(&p, &hex("91919101"), &opts);
     assert_err(
         &e,
@@ -382,10 +376,7 @@ fn limit_max_depth() {
 
     // A dynamic wrapper is a level.
     let p = prog("\"dynamic\"");
-    let opts = limits(Limits {
-        max_depth: 1,
-        ..Limits::DEFAULT
-    });
+    let opts = limits(Limits::DEFAULT.with_max_depth(1));
     let head = mp().dynamic(r#"["list","number"]"#);
     let at = head.len();
     let e = err_with(&p, &head.arr(1).int(1).done(), &opts);
@@ -400,10 +391,7 @@ fn limit_max_depth() {
 
 #[test]
 fn limit_max_container_len() {
-    let opts = limits(Limits {
-        max_container_len: 2,
-        ..Limits::DEFAULT
-    });
+    let opts = limits(Limits::DEFAULT.with_max_container_len(2));
     let msg = "3 elements exceed max_container_len (2)";
     let e = err_with(&prog(r#"["list","number"]"#), &hex("93010203"), &opts);
     assert_err(&e, ErrorKind::Limit, 0, "", msg);
@@ -438,10 +426,7 @@ fn limit_max_container_len() {
 
 #[test]
 fn limit_max_string_len() {
-    let opts = limits(Limits {
-        max_string_len: 3,
-        ..Limits::DEFAULT
-    });
+    let opts = limits(Limits::DEFAULT.with_max_string_len(3));
     let msg = "string of 4 bytes exceeds max_string_len (3)";
     let e = err_with(&prog(S), &hex("a461626364"), &opts);
     assert_err(&e, ErrorKind::Limit, 0, "", msg);
@@ -466,10 +451,7 @@ fn limit_max_refinement_len() {
     let e = err(S, &input);
     let msg = "refinement payload of 1025 bytes exceeds max_refinement_len (1024)";
     assert_err(&e, ErrorKind::Limit, 0, "", msg);
-    let opts = limits(Limits {
-        max_refinement_len: 2,
-        ..Limits::DEFAULT
-    });
+    let opts = limits(Limits::DEFAULT.with_max_refinement_len(2));
     let input = mp().arr(1).raw(&hex("c7030c8101c2")).done();
     let e = err_with(&prog(L), &input, &opts);
     // (The list's element is a string: only nullness is allowed, which is what this is.)
@@ -479,10 +461,7 @@ fn limit_max_refinement_len() {
 
 #[test]
 fn limit_max_type_json_len() {
-    let opts = limits(Limits {
-        max_type_json_len: 6,
-        ..Limits::DEFAULT
-    });
+    let opts = limits(Limits::DEFAULT.with_max_type_json_len(6));
     let e = err_with(
         &prog("\"dynamic\""),
         &mp().dynamic("\"string\"").s("x").done(),
@@ -505,10 +484,7 @@ fn limit_max_type_json_len() {
 #[test]
 fn limit_max_dynamic_types() {
     let p = prog(r#"["list","dynamic"]"#);
-    let opts = limits(Limits {
-        max_dynamic_types: 1,
-        ..Limits::DEFAULT
-    });
+    let opts = limits(Limits::DEFAULT.with_max_dynamic_types(1));
     let bump = Bump::new();
     // One type, many times: fine; the cache outlives the decode.
     let same = mp()

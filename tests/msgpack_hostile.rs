@@ -154,12 +154,10 @@ fn every_single_byte_corruption_is_handled() {
                 bad[i] = b;
                 for opts in [
                     DecodeOptions::default(),
-                    DecodeOptions {
-                        skip_unknown_attributes: true,
-                        missing_attributes_null: true,
-                        check_item_counts: true,
-                        ..Default::default()
-                    },
+                    DecodeOptions::default()
+                        .with_skip_unknown_attributes(true)
+                        .with_missing_attributes_null(true)
+                        .with_check_item_counts(true),
                 ] {
                     if let Err(e) = dump_with(&p, &bad, &opts) {
                         assert!(e.offset() <= bad.len(), "{i}:{b:02x}: {e}");
@@ -232,13 +230,7 @@ fn headers_claiming_huge_lengths_fail_fast_with_eof() {
         );
     }
     // With a lower max_string_len, a huge string meets the limit first.
-    let opts = DecodeOptions {
-        limits: Limits {
-            max_string_len: 10,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    };
+    let opts = DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_string_len(10));
     let e = dump_with(&prog("\"string\""), &hex("dbffffffff01"), &opts).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
 }
@@ -246,10 +238,7 @@ fn headers_claiming_huge_lengths_fail_fast_with_eof() {
 #[test]
 fn huge_claims_inside_skipped_values_and_refinements() {
     let p = prog(r#"["object",{"a":"number"}]"#);
-    let opts = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let opts = DecodeOptions::default().with_skip_unknown_attributes(true);
     for skipped in [
         "ddffffffff",
         "dfffffffff",
@@ -314,13 +303,7 @@ fn one_hundred_thousand_nested_arrays() {
 
 #[test]
 fn deep_nesting_under_a_lower_max_depth() {
-    let opts = DecodeOptions {
-        limits: Limits {
-            max_depth: 10,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    };
+    let opts = DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_depth(10));
     let e = dump_with(&nested_list(300), &vec![0x91u8; 100_000], &opts).unwrap_err();
     let msg = "nesting deeper than max_depth (10)";
     assert_eq!(
@@ -343,13 +326,7 @@ fn one_hundred_thousand_nested_dynamic_wrappers() {
     let dumped = dump_with(&prog("\"dynamic\""), &ok, &DecodeOptions::default()).unwrap();
     assert_eq!(dumped, r#"{"type":"bool","value":true}"#);
     // With the depth limit raised, 100,000 of them read through in one pass each.
-    let deep = DecodeOptions {
-        limits: Limits {
-            max_depth: 1_000_000,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    };
+    let deep = DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_depth(1_000_000));
     let mut ok = input.clone();
     ok.extend(mp().dynamic("\"bool\"").bool(true).done());
     let dumped = dump_with(&prog("\"dynamic\""), &ok, &deep).unwrap();
@@ -421,10 +398,7 @@ fn deep_values_in_maps_and_objects() {
 #[test]
 fn deep_skipped_values_do_not_overflow_the_stack() {
     let p = prog(r#"["object",{"a":"number"}]"#);
-    let opts = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let opts = DecodeOptions::default().with_skip_unknown_attributes(true);
     let mut input = mp().map(2).s("x").done();
     input.extend(std::iter::repeat_n(0x91u8, 100_000));
     input.push(0xc0);

@@ -237,17 +237,11 @@ fn map_lookups_see_the_last_of_duplicate_keys() {
 // ---- §4.5: drift options --------------------------------------------------------------------
 
 fn skip() -> DecodeOptions {
-    DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    }
+    DecodeOptions::default().with_skip_unknown_attributes(true)
 }
 
 fn nulls() -> DecodeOptions {
-    DecodeOptions {
-        missing_attributes_null: true,
-        ..Default::default()
-    }
+    DecodeOptions::default().with_missing_attributes_null(true)
 }
 
 #[test]
@@ -363,11 +357,9 @@ fn both_drift_options_read_a_renamed_attribute() {
     // State written by an older schema: "name" was renamed to "title".
     let p = prog(r#"["object",{"id":"string","title":"string"}]"#);
     let old = mp().map(2).s("id").s("i-1").s("name").s("web").done();
-    let both = DecodeOptions {
-        skip_unknown_attributes: true,
-        missing_attributes_null: true,
-        ..Default::default()
-    };
+    let both = DecodeOptions::default()
+        .with_skip_unknown_attributes(true)
+        .with_missing_attributes_null(true);
     assert_eq!(
         dump_with(&p, &old, &both).unwrap(),
         r#"{"id":"i-1","title":null}"#

@@ -6,13 +6,7 @@ use bumpalo::Bump;
 use tfwire::{DecodeOptions, ErrorKind, Limits, Program};
 
 fn options(max_string_len: u32) -> DecodeOptions {
-    DecodeOptions {
-        limits: Limits {
-            max_string_len,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    }
+    DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_string_len(max_string_len))
 }
 
 fn msgpack(ty: &str, input: &[u8], max: u32) -> Result<(), (ErrorKind, usize, String)> {
@@ -70,10 +64,7 @@ fn map_keys_and_skipped_unknown_keys_count_too() {
     );
     let p = Program::from_type_json(r#"["object",{"a":"bool"}]"#).unwrap();
     let bump = Bump::new();
-    let drift = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..options(4)
-    };
+    let drift = options(4).with_skip_unknown_attributes(true);
     let e = p
         .decode_msgpack_with(b"\x82\xa1a\xc3\xa5zzzzz\xc3", &bump, &drift)
         .unwrap_err();

@@ -72,7 +72,7 @@ fn state_of(types: &[(Mode, String, String)]) -> String {
 
 fn outcomes(set: &SchemaSet, state: &StateFile<'_>) -> Vec<String> {
     let bump = Bump::new();
-    set.decode_all(state, &bump, DecodeOptions::default())
+    set.decode_all(state, &bump, &DecodeOptions::default())
         .map(|(item, outcome)| {
             let what = match outcome {
                 Outcome::Ok(v, m) => format!(
@@ -155,7 +155,7 @@ fn deferred_equals_eager_on_the_corpus() {
                         let expected = format!("the schema does not load: {}", e.message());
                         let bump = Bump::new();
                         let found = deferred
-                            .decode_all(&state, &bump, DecodeOptions::default())
+                            .decode_all(&state, &bump, &DecodeOptions::default())
                             .any(|(_, o)| {
                                 matches!(o, Outcome::Error(d, _)
                                 if d.kind() == ErrorKind::Schema && d.message() == expected)

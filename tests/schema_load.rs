@@ -8,24 +8,15 @@ fn none() -> SchemaSelector {
 }
 
 fn resource(name: &str) -> SchemaSelector {
-    SchemaSelector {
-        resource: Some(name.into()),
-        ..SchemaSelector::default()
-    }
+    SchemaSelector::default().with_resource(Some(name.into()))
 }
 
 fn data_source(name: &str) -> SchemaSelector {
-    SchemaSelector {
-        data_source: Some(name.into()),
-        ..SchemaSelector::default()
-    }
+    SchemaSelector::default().with_data_source(Some(name.into()))
 }
 
 fn provider(p: &str) -> SchemaSelector {
-    SchemaSelector {
-        provider: Some(p.into()),
-        ..SchemaSelector::default()
-    }
+    SchemaSelector::default().with_provider(Some(p.into()))
 }
 
 fn with_provider(mut sel: SchemaSelector, p: &str) -> SchemaSelector {
@@ -201,11 +192,10 @@ fn document_selector_errors() {
         "a providers-schema document needs --resource NAME, --data-source NAME or --provider \
          PROVIDER"
     );
-    let both = SchemaSelector {
-        resource: Some("a".into()),
-        data_source: Some("b".into()),
-        provider: None,
-    };
+    let both = SchemaSelector::default()
+        .with_resource(Some("a".into()))
+        .with_data_source(Some("b".into()))
+        .with_provider(None);
     assert_eq!(
         select_err(DOC, &both),
         "give at most one of --resource and --data-source"

@@ -182,10 +182,7 @@ fn serialize_unknowns() {
         ser_error(root),
         r#"error at .a["k"][1].x: unknown value (serialize with UnknownAs::Null to write null)"#
     );
-    let null = SerializeOptions {
-        unknown: UnknownAs::Null,
-        ..SerializeOptions::default()
-    };
+    let null = SerializeOptions::default().with_unknown(UnknownAs::Null);
     assert_eq!(
         serde_json::to_string(&root.serialize_with(null)).unwrap(),
         r#"{"a":{"k":[{"x":1},{"x":null}]},"b":"s"}"#
@@ -220,10 +217,7 @@ fn serialize_infinities() {
         "error at [0]: number -Inf is infinite (JSON cannot hold it; serialize with \
          InfinityAs::Float to write an f64)"
     );
-    let float = SerializeOptions {
-        infinity: InfinityAs::Float,
-        ..SerializeOptions::default()
-    };
+    let float = SerializeOptions::default().with_infinity(InfinityAs::Float);
     // serde_json writes a non-finite f64 as null; serde_json::Value holds it as null too.
     let t = p.typed(Value::List(&nums)).serialize_with(float);
     assert_eq!(serde_json::to_string(&t).unwrap(), "[1,null]");
@@ -872,10 +866,7 @@ fn corpus_security_groups_and_instances() {
         .unwrap();
     // Two of the instances have an attribute the aws 3.62.0 schema does not (a driftctl
     // fixture's deliberate one, and an aws 2.x one): skipped.
-    let options = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..DecodeOptions::default()
-    };
+    let options = DecodeOptions::default().with_skip_unknown_attributes(true);
     let (mut counted, mut found) = (0, 0);
     let mut seen = Vec::new();
     for path in state_files() {
@@ -1086,10 +1077,7 @@ fn corpus_serialize_and_deserialize_agree() {
         }
     }
     assert_eq!((docs.len(), loaded), (41, 39));
-    let options = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..DecodeOptions::default()
-    };
+    let options = DecodeOptions::default().with_skip_unknown_attributes(true);
     let (mut ok, mut concrete, mut json_bytes) = (0, 0, 0);
     let mut differences = Vec::new();
     for path in state_files() {
@@ -1165,10 +1153,7 @@ fn workloads_serialize_alike_from_both_encodings() {
         let bump = Bump::new();
         let msgpack = std::fs::read(w.join("value.msgpack")).unwrap();
         let root = p.typed(p.decode_msgpack(&msgpack, &bump).unwrap());
-        let lenient = SerializeOptions {
-            unknown: UnknownAs::Null,
-            ..SerializeOptions::default()
-        };
+        let lenient = SerializeOptions::default().with_unknown(UnknownAs::Null);
         let json = serde_json::to_string(&root.serialize_with(lenient)).unwrap();
         match serde_json::to_string(&root) {
             Ok(strict) => {
@@ -1316,10 +1301,7 @@ fn typed_nulls_and_unknowns_at_dynamic_positions() {
         ser_error(root),
         "error at .b: unknown value (serialize with UnknownAs::Null to write null)"
     );
-    let null = SerializeOptions {
-        unknown: UnknownAs::Null,
-        ..SerializeOptions::default()
-    };
+    let null = SerializeOptions::default().with_unknown(UnknownAs::Null);
     let json = serde_json::to_string(&root.serialize_with(null)).unwrap();
     assert_eq!(json, r#"{"a":null,"b":null}"#);
     #[derive(Debug, Deserialize, PartialEq)]

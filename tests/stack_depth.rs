@@ -14,13 +14,7 @@ const STACK: usize = 1 << 20;
 
 /// Options whose `max_depth` does not stop the decode before the executors' own cap.
 fn unlimited() -> DecodeOptions {
-    DecodeOptions {
-        limits: Limits {
-            max_depth: u32::MAX,
-            ..Limits::DEFAULT
-        },
-        ..Default::default()
-    }
+    DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_depth(u32::MAX))
 }
 
 /// Runs `f` on a thread with a stack of `size` bytes.

@@ -167,7 +167,7 @@ fn schema_set_candidates() {
     let st = StateFile::parse(&text).unwrap();
     let bump = Bump::new();
     let results: Vec<String> = set
-        .decode_all(&st, &bump, DecodeOptions::default())
+        .decode_all(&st, &bump, &DecodeOptions::default())
         .map(|(_, outcome)| match outcome {
             Outcome::Ok(_, m) => {
                 format!("ok doc {} {} v{}", m.document, m.provider, m.schema_version)
@@ -215,10 +215,7 @@ fn schema_set_candidates() {
         .collect();
     assert_eq!(order, [2, 0, 1]);
     // The drift option passes through.
-    let skip = DecodeOptions {
-        skip_unknown_attributes: true,
-        ..Default::default()
-    };
+    let skip = DecodeOptions::default().with_skip_unknown_attributes(true);
     let mut docs = Vec::new();
     set.visit(&st, &skip, |_, o| match o {
         Outcome::Ok(_, m) => docs.push(m.document),

@@ -75,10 +75,7 @@ fn by_reader(
 }
 
 fn small(read_size: usize) -> ReaderOptions {
-    ReaderOptions {
-        read_size,
-        ..ReaderOptions::default()
-    }
+    ReaderOptions::default().with_read_size(read_size)
 }
 
 fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -388,10 +385,9 @@ fn memory_is_bounded_by_the_largest_instance() {
     text.push_str("]}]}");
     assert!(text.len() > 1_500_000);
     let set = doc();
-    let bounded = ReaderOptions {
-        read_size: 1024,
-        max_unit_bytes: 4096,
-    };
+    let bounded = ReaderOptions::default()
+        .with_read_size(1024)
+        .with_max_unit_bytes(4096);
     let mut count = 0u64;
     let summary = StateReader::with_options(text.as_bytes(), bounded.clone())
         .visit(&set, &DecodeOptions::default(), |_, o| {

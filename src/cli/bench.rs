@@ -194,11 +194,10 @@ fn own_case(args: &BenchArgs, input: &Path) -> Result<Case, Failure> {
             .ok_or_else(|| Failure::Usage("--schema or --type is required".into()))?;
         let source =
             SchemaSource::parse(&super::read_file(path)?).map_err(|e| Failure::file(path, e))?;
-        let sel = SchemaSelector {
-            resource: args.resource.clone(),
-            data_source: args.data_source.clone(),
-            provider: args.provider.clone(),
-        };
+        let sel = SchemaSelector::default()
+            .with_resource(args.resource.clone())
+            .with_data_source(args.data_source.clone())
+            .with_provider(args.provider.clone());
         Program::from_source(&source, &sel).map_err(|e| Failure::file(path, e))?
     };
     let bytes = std::fs::read(input).map_err(|e| Failure::file(input, e))?;

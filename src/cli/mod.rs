@@ -217,11 +217,10 @@ fn compile(src: &SourceArgs) -> Result<Program, Failure> {
         ));
     };
     let source = SchemaSource::parse(&read_file(path)?).map_err(|e| Failure::file(path, e))?;
-    let sel = SchemaSelector {
-        resource: src.resource.clone(),
-        data_source: src.data_source.clone(),
-        provider: src.provider.clone(),
-    };
+    let sel = SchemaSelector::default()
+        .with_resource(src.resource.clone())
+        .with_data_source(src.data_source.clone())
+        .with_provider(src.provider.clone());
     Program::from_source(&source, &sel).map_err(|e| Failure::file(path, e))
 }
 
@@ -239,12 +238,10 @@ fn type_program(arg: &str) -> Result<Program, Failure> {
 
 fn decode(args: DecodeArgs) -> Result<(), Failure> {
     let program = compile(&args.source)?;
-    let options = DecodeOptions {
-        skip_unknown_attributes: args.skip_unknown_attrs,
-        missing_attributes_null: args.missing_attrs_null,
-        check_item_counts: args.check_item_counts,
-        ..DecodeOptions::default()
-    };
+    let options = DecodeOptions::default()
+        .with_skip_unknown_attributes(args.skip_unknown_attrs)
+        .with_missing_attributes_null(args.missing_attrs_null)
+        .with_check_item_counts(args.check_item_counts);
     if args.stream {
         return decode_stream(&program, &args, options);
     }

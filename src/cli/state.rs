@@ -150,11 +150,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     for doc in docs {
         set.append(doc?);
     }
-    let options = DecodeOptions {
-        skip_unknown_attributes: args.skip_unknown_attrs,
-        check_item_counts: args.check_item_counts,
-        ..DecodeOptions::default()
-    };
+    let options = DecodeOptions::default()
+        .with_skip_unknown_attributes(args.skip_unknown_attrs)
+        .with_check_item_counts(args.check_item_counts);
     let mut out = Output::new();
     let mut totals = Totals::default();
     let mut bad_files = 0;
@@ -352,10 +350,7 @@ fn stream_file(
     let read_size = usize::try_from(len.saturating_add(1))
         .unwrap_or(usize::MAX)
         .clamp(SMALLEST_READ, ReaderOptions::default().read_size);
-    let reader_options = ReaderOptions {
-        read_size,
-        ..ReaderOptions::default()
-    };
+    let reader_options = ReaderOptions::default().with_read_size(read_size);
     let file = progress.reader(file);
     let name = json_string(&path.display().to_string());
     let mut totals = Totals::default();

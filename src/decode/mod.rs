@@ -89,7 +89,7 @@ impl Program {
     /// let input = br#"{"id": "i-1", "legacy": [1, 2]}"#;
     /// let err = program.decode_json(input, &bump).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::UnknownAttribute);
-    /// let options = DecodeOptions { skip_unknown_attributes: true, ..Default::default() };
+    /// let options = DecodeOptions::default().with_skip_unknown_attributes(true);
     /// let value = program.decode_json_with(input, &bump, &options).unwrap();
     /// assert_eq!(value.attr(&program, "id").unwrap().as_str(), Some("i-1"));
     /// ```

@@ -140,7 +140,16 @@ pub(crate) struct Code {
 }
 
 /// Options for one decode (the drift options and the item-count check).
+///
+/// ```
+/// use tfwire::{DecodeOptions, Limits};
+/// let options = DecodeOptions::default()
+///     .with_skip_unknown_attributes(true)
+///     .with_limits(Limits::DEFAULT.with_max_depth(32));
+/// assert_eq!(options.limits.max_depth, 32);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DecodeOptions {
     /// Skip object keys the type does not have, instead of failing.
     pub skip_unknown_attributes: bool,
@@ -151,6 +160,13 @@ pub struct DecodeOptions {
     /// Resource limits.
     pub limits: Limits,
 }
+
+with_setters!(DecodeOptions {
+    #[const] with_skip_unknown_attributes => skip_unknown_attributes: bool,
+    #[const] with_missing_attributes_null => missing_attributes_null: bool,
+    #[const] with_check_item_counts => check_item_counts: bool,
+    #[const] with_limits => limits: Limits,
+});
 
 impl Default for DecodeOptions {
     fn default() -> Self {

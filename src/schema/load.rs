@@ -35,7 +35,7 @@
 //!       "id":{"type":"string","computed":true},
 //!       "triggers":{"type":["map","string"],"optional":true}}}}}}}}"#;
 //! let source = SchemaSource::parse(doc).unwrap();
-//! let sel = SchemaSelector { resource: Some("null_resource".into()), ..Default::default() };
+//! let sel = SchemaSelector::resource("null_resource");
 //! assert_eq!(
 //!     source.select(&sel).unwrap().to_string(),
 //!     r#"["object",{"id":"string","triggers":["map","string"]}]"#
@@ -53,6 +53,7 @@ use crate::limits::MAX_SCHEMA_DEPTH;
 
 /// Which schema of a providers-schema document to use.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SchemaSelector {
     /// `--resource NAME`.
     pub resource: Option<String>,
@@ -62,6 +63,29 @@ pub struct SchemaSelector {
     /// full key (`registry.terraform.io/hashicorp/aws`) or its last path segment (`aws`).
     pub provider: Option<String>,
 }
+
+impl SchemaSelector {
+    /// The resource type `name`.
+    pub fn resource(name: impl Into<String>) -> SchemaSelector {
+        SchemaSelector::default().with_resource(Some(name.into()))
+    }
+
+    /// The data source `name`.
+    pub fn data_source(name: impl Into<String>) -> SchemaSelector {
+        SchemaSelector::default().with_data_source(Some(name.into()))
+    }
+
+    /// The provider `p`'s configuration schema (or, with a setter, a narrowing of the others).
+    pub fn provider(p: impl Into<String>) -> SchemaSelector {
+        SchemaSelector::default().with_provider(Some(p.into()))
+    }
+}
+
+with_setters!(SchemaSelector {
+    with_resource => resource: Option<String>,
+    with_data_source => data_source: Option<String>,
+    with_provider => provider: Option<String>,
+});
 
 /// A parsed schema source: a whole document, a block, or a bare type.
 #[derive(Clone, Debug)]

@@ -24,16 +24,22 @@ use crate::value::{Typed, Value};
 /// ```
 /// use tfwire::{InfinityAs, SerializeOptions, UnknownAs};
 ///
-/// let lenient = SerializeOptions { unknown: UnknownAs::Null, ..SerializeOptions::default() };
+/// let lenient = SerializeOptions::default().with_unknown(UnknownAs::Null);
 /// assert_eq!(lenient.infinity, InfinityAs::Error);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct SerializeOptions {
     /// An unknown value: an error (the default) or null.
     pub unknown: UnknownAs,
     /// ±Inf: an error (the default) or an `f64` infinity.
     pub infinity: InfinityAs,
 }
+
+with_setters!(SerializeOptions {
+    #[const] with_unknown => unknown: UnknownAs,
+    #[const] with_infinity => infinity: InfinityAs,
+});
 
 /// What an unknown value serializes as.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -73,7 +79,7 @@ pub enum InfinityAs {
 /// let err = serde_json::to_string(&root).unwrap_err();
 /// assert_eq!(err.to_string(), "error at .port: unknown value (serialize with UnknownAs::Null to write null)");
 /// // ... or, with the option, a null.
-/// let options = SerializeOptions { unknown: UnknownAs::Null, ..SerializeOptions::default() };
+/// let options = SerializeOptions::default().with_unknown(UnknownAs::Null);
 /// let json = serde_json::to_string(&root.serialize_with(options))?;
 /// assert_eq!(json, r#"{"id":"sg-1","port":null}"#);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

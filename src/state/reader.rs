@@ -36,6 +36,7 @@ const FIRST_BUFFER: usize = 64 << 10;
 
 /// Options of a [`StateReader`].
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ReaderOptions {
     /// Bytes asked of the input at a time at most (default 1 MiB; the buffer starts at
     /// 64 KiB and doubles up to this).
@@ -45,6 +46,11 @@ pub struct ReaderOptions {
     /// than `resources`. A larger one is a [`StateError`], never a larger buffer.
     pub max_unit_bytes: usize,
 }
+
+with_setters!(ReaderOptions {
+    #[const] with_read_size => read_size: usize,
+    #[const] with_max_unit_bytes => max_unit_bytes: usize,
+});
 
 impl Default for ReaderOptions {
     fn default() -> ReaderOptions {

@@ -380,11 +380,11 @@ impl SchemaSet {
         &'a self,
         state: &'a StateFile<'s>,
         bump: &'a Bump,
-        options: DecodeOptions,
+        options: &'a DecodeOptions,
     ) -> impl Iterator<Item = (InstanceRef<'a, 's>, Outcome<'a>)> + 'a {
         state
             .instances()
-            .map(move |item| (item, self.decode(item, bump, &options)))
+            .map(move |item| (item, self.decode(item, bump, options)))
     }
 
     /// Decodes every instance of `state` and hands each to `f`, reusing one arena (reset

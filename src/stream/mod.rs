@@ -53,6 +53,7 @@ pub enum Framing {
 
 /// Options of a [`ValueStream`].
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct StreamOptions {
     /// The framing.
     pub framing: Framing,
@@ -63,6 +64,12 @@ pub struct StreamOptions {
     /// Bytes asked of the reader at a time.
     pub read_size: usize,
 }
+
+with_setters!(StreamOptions {
+    #[const] with_decode => decode: DecodeOptions,
+    #[const] with_max_value_bytes => max_value_bytes: usize,
+    #[const] with_read_size => read_size: usize,
+});
 
 impl StreamOptions {
     /// The defaults for `framing`: default decode options, values up to 64 MiB, 64 KiB reads.

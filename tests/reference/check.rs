@@ -52,27 +52,14 @@ pub fn opts_from(b: u8) -> Opts {
         // Short attribute names pass, long ones do not: the key-length checks turn on in the
         // middle of a decode when a dynamic value's type has a longer name than the root's
         // (issue 21: attributes after a gap once decoded as null there).
-        3 => Limits {
-            max_string_len: 8,
-            ..d
-        },
-        4 => Limits { max_depth: 3, ..d },
-        5 => Limits {
-            max_string_len: 4,
-            max_container_len: 3,
-            ..d
-        },
-        6 => Limits {
-            max_refinement_len: 6,
-            max_type_json_len: 12,
-            max_dynamic_types: 1,
-            ..d
-        },
-        7 => Limits {
-            max_depth: 1,
-            max_container_len: 1,
-            ..d
-        },
+        3 => d.with_max_string_len(8),
+        4 => d.with_max_depth(3),
+        5 => d.with_max_string_len(4).with_max_container_len(3),
+        6 => d
+            .with_max_refinement_len(6)
+            .with_max_type_json_len(12)
+            .with_max_dynamic_types(1),
+        7 => d.with_max_depth(1).with_max_container_len(1),
         _ => d,
     };
     Opts {
@@ -256,10 +243,7 @@ pub fn schema_text(f: Format, data: &[u8]) {
     let Ok(p) = program else { return };
     let o = opts_from(ob);
     if ob & 0x20 != 0 {
-        let options = DecodeOptions {
-            check_item_counts: true,
-            ..o.decode_options()
-        };
+        let options = o.decode_options().with_check_item_counts(true);
         let _ = vm_decode(&p, f, input, &options);
     } else {
         differential(&p, f, input, &o);
@@ -511,10 +495,11 @@ pub fn schema_doc(data: &[u8]) {
     let mut sels = vec![SchemaSelector::default()];
     if let SchemaSource::Document(doc) = &src {
         for (addr, prov) in &doc.providers {
-            let sel = |r: Option<&String>, d: Option<&String>| SchemaSelector {
-                resource: r.cloned(),
-                data_source: d.cloned(),
-                provider: Some(addr.clone()),
+            let sel = |r: Option<&String>, d: Option<&String>| {
+                SchemaSelector::default()
+                    .with_resource(r.cloned())
+                    .with_data_source(d.cloned())
+                    .with_provider(Some(addr.clone()))
             };
             sels.push(sel(None, None));
             sels.extend(prov.resources.keys().take(20).map(|r| sel(Some(r), None)));

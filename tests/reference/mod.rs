@@ -120,12 +120,11 @@ impl Default for Opts {
 impl Opts {
     /// The same options for the VM.
     pub fn decode_options(&self) -> tfwire::DecodeOptions {
-        tfwire::DecodeOptions {
-            skip_unknown_attributes: self.skip_unknown,
-            missing_attributes_null: self.missing_null,
-            check_item_counts: false,
-            limits: self.limits,
-        }
+        tfwire::DecodeOptions::default()
+            .with_skip_unknown_attributes(self.skip_unknown)
+            .with_missing_attributes_null(self.missing_null)
+            .with_check_item_counts(false)
+            .with_limits(self.limits)
     }
 }
 

@@ -55,10 +55,9 @@ fn line(item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> Stri
 
 fn read(set: &SchemaSet, input: impl Read, read_size: usize) -> Result<Vec<String>, String> {
     let mut lines = Vec::new();
-    let options = ReaderOptions {
-        read_size,
-        max_unit_bytes: 1 << 20,
-    };
+    let options = ReaderOptions::default()
+        .with_read_size(read_size)
+        .with_max_unit_bytes(1 << 20);
     StateReader::with_options(input, options)
         .visit(set, &DecodeOptions::default(), |item, o| {
             lines.push(line(item, o))

@@ -28,10 +28,7 @@ pub fn prog(ty: &str) -> Program {
 
 /// Default options, except that `min_items`/`max_items` are checked.
 pub fn checking_item_counts() -> DecodeOptions {
-    DecodeOptions {
-        check_item_counts: true,
-        ..Default::default()
-    }
+    DecodeOptions::default().with_check_item_counts(true)
 }
 
 // ---- successful decodes ---------------------------------------------------------------------
