@@ -594,7 +594,7 @@ mod tests {
         let e = to_string(&empty, foreign).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "error at (root): an object of another program (not one this program decoded or built)"
+            "at (root): an object of another program (not one this program decoded or built)"
         );
         let e = to_string(&program, Value::List(&[foreign])).unwrap_err();
         assert_eq!(e.path(), "[0]");

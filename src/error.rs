@@ -172,13 +172,7 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "at {} (byte {}): {}",
-            self.display_path(),
-            self.0.offset,
-            self.0.message
-        )
+        crate::path::fmt_at(f, &self.0.path, Some(self.0.offset), &self.0.message)
     }
 }
 

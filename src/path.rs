@@ -44,6 +44,21 @@ fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
+/// The error shape every error type displays: `at PATH (byte N): MESSAGE`, without the byte
+/// where there is no input offset, and `(root)` for an empty path.
+pub(crate) fn fmt_at(
+    f: &mut std::fmt::Formatter<'_>,
+    path: &str,
+    offset: Option<usize>,
+    message: &str,
+) -> std::fmt::Result {
+    let path = if path.is_empty() { "(root)" } else { path };
+    match offset {
+        Some(n) => write!(f, "at {path} (byte {n}): {message}"),
+        None => write!(f, "at {path}: {message}"),
+    }
+}
+
 /// Renders steps given root first; empty at the root.
 #[cold]
 pub(crate) fn render<'s>(steps: impl IntoIterator<Item = Step<'s>>) -> String {
@@ -55,9 +70,20 @@ pub(crate) fn render<'s>(steps: impl IntoIterator<Item = Step<'s>>) -> String {
 }
 
 /// The steps an error records as it unwinds out of the containers that hold it: innermost
-/// first, rendered root first.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct UnwoundPath(Vec<OwnedStep>);
+/// first, rendered root first (once, on the first look).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct UnwoundPath {
+    steps: Vec<OwnedStep>,
+    rendered: std::sync::OnceLock<String>,
+}
+
+impl PartialEq for UnwoundPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.steps == other.steps
+    }
+}
+
+impl Eq for UnwoundPath {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum OwnedStep {
@@ -70,29 +96,36 @@ impl UnwoundPath {
     /// The error is inside attribute `name` of an object.
     #[cold]
     pub(crate) fn attr(&mut self, name: &str) {
-        self.0.push(OwnedStep::Attr(name.into()));
+        self.push(OwnedStep::Attr(name.into()));
     }
 
     /// The error is inside the map element under `key`.
     #[cold]
     pub(crate) fn key(&mut self, key: &str) {
-        self.0.push(OwnedStep::Key(key.into()));
+        self.push(OwnedStep::Key(key.into()));
     }
 
     /// The error is inside element `i` of a list, set or tuple.
     #[cold]
     pub(crate) fn index(&mut self, i: usize) {
-        self.0.push(OwnedStep::Index(i));
+        self.push(OwnedStep::Index(i));
+    }
+
+    fn push(&mut self, step: OwnedStep) {
+        self.steps.push(step);
+        self.rendered = std::sync::OnceLock::new();
     }
 
     /// The path in Terraform's notation; empty at the root.
     #[cold]
-    pub(crate) fn render(&self) -> String {
-        render(self.0.iter().rev().map(|s| match s {
-            OwnedStep::Attr(n) => Step::Attr(n),
-            OwnedStep::Key(k) => Step::Key(k),
-            OwnedStep::Index(i) => Step::Index(*i),
-        }))
+    pub(crate) fn render(&self) -> &str {
+        self.rendered.get_or_init(|| {
+            render(self.steps.iter().rev().map(|s| match s {
+                OwnedStep::Attr(n) => Step::Attr(n),
+                OwnedStep::Key(k) => Step::Key(k),
+                OwnedStep::Index(i) => Step::Index(*i),
+            }))
+        })
     }
 }
 

@@ -449,10 +449,7 @@ fn transcode_refuses_what_the_target_cannot_hold() {
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    assert_eq!(
-        text(&out.stderr),
-        "tfwire: error at .a: value is not known\n"
-    );
+    assert_eq!(text(&out.stderr), "tfwire: at .a: value is not known\n");
     let out = tfwire(
         &[
             "transcode",
@@ -481,7 +478,7 @@ fn transcode_refuses_what_the_target_cannot_hold() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "tfwire: error at [0]: cannot serialize infinity as JSON\n"
+        "tfwire: at [0]: cannot serialize infinity as JSON\n"
     );
     // A decode error is bad input too; a missing --to is a usage error.
     let out = tfwire(
@@ -508,7 +505,7 @@ fn decode_stream_prints_a_dump_per_value_and_fails_at_the_end() {
     assert_eq!(text(&out.stdout), "{\"n\":1}\n{\"n\":3}\n");
     assert_eq!(
         text(&out.stderr),
-        "tfwire: value 1: error at .n (byte 5): expected number, found JSON bool\n\
+        "tfwire: value 1: at .n (byte 5): expected number, found JSON bool\n\
          tfwire: 1 of 3 values failed\n"
     );
     // Length-prefixed MessagePack from a file, every value good: exit 0.

@@ -47,7 +47,7 @@ enum Format {
 }
 
 /// Decodes `input` in `from` and encodes the value in `to`: the bytes, or the encoder's
-/// error as `error at PATH: MESSAGE`.
+/// error as `at PATH: MESSAGE`.
 fn transcode(program: &Program, input: &[u8], from: Format, to: Format) -> Result<Vec<u8>, String> {
     let bump = Bump::new();
     let value = match from {

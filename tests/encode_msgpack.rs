@@ -159,16 +159,13 @@ fn a_value_of_another_type_is_an_error_with_its_path() {
     assert_eq!(err.message(), "a string expected, found number");
     assert_eq!(
         err.to_string(),
-        "error at [\"k\"]: a string expected, found number"
+        "at [\"k\"]: a string expected, found number"
     );
     // An object of another program's op is refused rather than written with wrong names.
     let err = program.encode_msgpack(value, &mut out).unwrap_err();
     assert_eq!(
         (err.path(), err.message()),
-        (
-            String::new(),
-            "an object of this program expected, found object"
-        )
+        ("", "an object of this program expected, found object")
     );
 }
 
@@ -256,7 +253,7 @@ fn numbers_and_nesting_past_the_bounds_are_errors() {
             }
             let mut out = Vec::new();
             let err = deep.encode_msgpack(v, &mut out).unwrap_err();
-            (err.message().to_string(), err.path())
+            (err.message().to_string(), err.path().to_string())
         })
         .unwrap()
         .join()
@@ -428,6 +425,6 @@ fn error_paths_in_terraform_notation() {
     assert_eq!(e.path(), r#"["a b"]["ké\""]"#);
     assert_eq!(
         e.to_string(),
-        r#"error at ["a b"]["ké\""]: a string expected, found number"#
+        r#"at ["a b"]["ké\""]: a string expected, found number"#
     );
 }

@@ -50,13 +50,13 @@ fn ser_error(t: Typed<'_>) -> String {
 
 fn de_error<'de, T: Deserialize<'de> + std::fmt::Debug>(t: Typed<'de>) -> String {
     let e: DeError = from_typed::<T>(t).unwrap_err();
-    // Display is exactly `error at PATH: MESSAGE`.
+    // Display is exactly `at PATH: MESSAGE`.
     let path = if e.path().is_empty() {
-        "(root)".to_string()
+        "(root)"
     } else {
         e.path()
     };
-    assert_eq!(e.to_string(), format!("error at {path}: {}", e.message()));
+    assert_eq!(e.to_string(), format!("at {path}: {}", e.message()));
     e.to_string()
 }
 
@@ -180,7 +180,7 @@ fn serialize_unknowns() {
     let root = p.typed(p.decode_msgpack(&input, &bump).unwrap());
     assert_eq!(
         ser_error(root),
-        r#"error at .a["k"][1].x: unknown value (serialize with UnknownAs::Null to write null)"#
+        r#"at .a["k"][1].x: unknown value (serialize with UnknownAs::Null to write null)"#
     );
     let null = SerializeOptions::default().with_unknown(UnknownAs::Null);
     assert_eq!(
@@ -191,14 +191,14 @@ fn serialize_unknowns() {
     let any = program(r#""string""#);
     assert_eq!(
         ser_error(any.typed(Value::Unknown(None))),
-        "error at (root): unknown value (serialize with UnknownAs::Null to write null)"
+        "at (root): unknown value (serialize with UnknownAs::Null to write null)"
     );
     let odd = program(r#"["object",{"my attr":"string"}]"#);
     let attrs = [Value::Unknown(None)];
     let v = Value::Object(Object::new(odd.root(), &attrs));
     assert_eq!(
         ser_error(odd.typed(v)),
-        r#"error at ["my attr"]: unknown value (serialize with UnknownAs::Null to write null)"#
+        r#"at ["my attr"]: unknown value (serialize with UnknownAs::Null to write null)"#
     );
 }
 
@@ -208,13 +208,13 @@ fn serialize_infinities() {
     let nums = [Value::Int(1), Value::Float(f64::INFINITY)];
     assert_eq!(
         ser_error(p.typed(Value::List(&nums))),
-        "error at [1]: number +Inf is infinite (JSON cannot hold it; serialize with \
+        "at [1]: number +Inf is infinite (JSON cannot hold it; serialize with \
          InfinityAs::Float to write an f64)"
     );
     let text = [Value::Decimal("-inf")];
     assert_eq!(
         ser_error(p.typed(Value::List(&text))),
-        "error at [0]: number -Inf is infinite (JSON cannot hold it; serialize with \
+        "at [0]: number -Inf is infinite (JSON cannot hold it; serialize with \
          InfinityAs::Float to write an f64)"
     );
     let float = SerializeOptions::default().with_infinity(InfinityAs::Float);
@@ -227,11 +227,11 @@ fn serialize_infinities() {
     let huge = [Value::Decimal("1e400")];
     assert_eq!(
         de_error::<Vec<f64>>(p.typed(Value::List(&huge))),
-        "error at [0]: number 1e400 is out of range for f64"
+        "at [0]: number 1e400 is out of range for f64"
     );
     assert_eq!(
         de_error::<Vec<f32>>(p.typed(Value::List(&[Value::Float(1e39)]))),
-        "error at [0]: number 1000000000000000000000000000000000000000 is out of range for f32"
+        "at [0]: number 1000000000000000000000000000000000000000 is out of range for f32"
     );
 }
 
@@ -277,11 +277,11 @@ fn nesting_is_capped() {
         let path = "[0]".repeat(512);
         assert_eq!(
             ser_error(p.typed(deep)),
-            format!("error at {path}: nested more than 512 levels deep")
+            format!("at {path}: nested more than 512 levels deep")
         );
         assert_eq!(
             de_error::<serde_json::Value>(p.typed(deep)),
-            format!("error at {path}: nested more than 512 levels deep")
+            format!("at {path}: nested more than 512 levels deep")
         );
         // IgnoredAny looks at nothing.
         let _: IgnoredAny = from_typed(p.typed(deep)).unwrap();
@@ -442,19 +442,19 @@ fn deserialize_errors_name_the_path() {
     };
     assert_eq!(
         group_error_borrowed(&rule("1e10")),
-        "error at .ingress[2].from_port: number 1e10 is out of range for i32"
+        "at .ingress[2].from_port: number 1e10 is out of range for i32"
     );
     assert_eq!(
         group_error_borrowed(&rule("-2147483649")),
-        "error at .ingress[2].from_port: number -2147483649 is out of range for i32"
+        "at .ingress[2].from_port: number -2147483649 is out of range for i32"
     );
     assert_eq!(
         group_error_borrowed(&rule("1.5")),
-        "error at .ingress[2].from_port: number 1.5 is not an integer (expected i32)"
+        "at .ingress[2].from_port: number 1.5 is not an integer (expected i32)"
     );
     assert_eq!(
         group_error_borrowed(&rule("null")),
-        "error at .ingress[2].from_port: invalid type: null, expected i32"
+        "at .ingress[2].from_port: invalid type: null, expected i32"
     );
     // Type mismatches: a string where an integer is wanted, a list where a string is.
     #[derive(Debug, Deserialize)]
@@ -464,7 +464,7 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         group_error::<Wrong>(r#"{"name":"g"}"#),
-        "error at .name: invalid type: string \"g\", expected i64"
+        "at .name: invalid type: string \"g\", expected i64"
     );
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
@@ -473,11 +473,11 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         group_error::<Wrong2>(r#"{"ingress":[]}"#),
-        "error at .ingress: invalid type: list, expected a string"
+        "at .ingress: invalid type: list, expected a string"
     );
     assert_eq!(
         group_error_borrowed(r#"{"name":null,"ingress":[]}"#),
-        "error at .name: invalid type: null, expected a borrowed string"
+        "at .name: invalid type: null, expected a borrowed string"
     );
     // A map's values, by key (in go-cty's order: "Name" < "a").
     #[derive(Debug, Deserialize)]
@@ -487,7 +487,7 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         group_error::<Tags>(r#"{"tags":{"a":"1","Name":"x"}}"#),
-        r#"error at .tags["Name"]: invalid type: string "x", expected i64"#
+        r#"at .tags["Name"]: invalid type: string "x", expected i64"#
     );
     // Keys read as the key type asks (as serde_json reads object keys).
     let ports = [
@@ -502,12 +502,12 @@ fn deserialize_errors_name_the_path() {
     let numbers = [("1.5", Value::Int(1)), ("x", Value::Int(2))];
     assert_eq!(
         de_error::<HashMap<i64, i64>>(m.typed(Value::Map(&numbers))),
-        r#"error at ["1.5"]: invalid type: string "1.5", expected i64"#
+        r#"at ["1.5"]: invalid type: string "1.5", expected i64"#
     );
     let entries = [("a", Value::Int(1)), ("b c", Value::Int(300))];
     assert_eq!(
         de_error::<HashMap<String, u8>>(m.typed(Value::Map(&entries))),
-        r#"error at ["b c"]: number 300 is out of range for u8"#
+        r#"at ["b c"]: number 300 is out of range for u8"#
     );
     // A field the type does not have.
     #[derive(Debug, Deserialize)]
@@ -518,7 +518,7 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         group_error::<Missing>(r#"{"name":"g"}"#),
-        "error at (root): missing field `port`"
+        "at (root): missing field `port`"
     );
     // deny_unknown_fields: the first attribute the struct does not have.
     #[derive(Debug, Deserialize)]
@@ -529,7 +529,7 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         group_error::<Strict>(r#"{"name":"g"}"#),
-        "error at .extra: unknown field `extra`, expected `name`"
+        "at .extra: unknown field `extra`, expected `name`"
     );
     // An enum from a string that names no variant; a tuple of the wrong length.
     let p = program(r#"["object",{"k":"string","t":["tuple",["string","bool","number"]]}]"#);
@@ -544,7 +544,7 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         de_error::<K>(p.typed(v)),
-        "error at .k: unknown variant `Oval`, expected `Square` or `Round`"
+        "at .k: unknown variant `Oval`, expected `Square` or `Round`"
     );
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
@@ -553,7 +553,7 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         de_error::<T>(p.typed(v)),
-        "error at .t: invalid length 3, expected 2 elements"
+        "at .t: invalid length 3, expected 2 elements"
     );
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
@@ -562,7 +562,7 @@ fn deserialize_errors_name_the_path() {
     }
     assert_eq!(
         de_error::<T4>(p.typed(v)),
-        "error at .t: invalid length 3, expected a tuple of size 4"
+        "at .t: invalid length 3, expected a tuple of size 4"
     );
 }
 
@@ -590,7 +590,7 @@ fn unknowns_need_maybe_unknown() {
     // attributes come in name order).
     assert_eq!(
         de_error::<Group>(root),
-        "error at .ingress[0].cidr_blocks[1]: unknown value (a field of type \
+        "at .ingress[0].cidr_blocks[1]: unknown value (a field of type \
          tfwire::MaybeUnknown<T> accepts one)"
     );
     // `Option` is no way around it: an unknown is not a null.
@@ -602,7 +602,7 @@ fn unknowns_need_maybe_unknown() {
     }
     assert_eq!(
         de_error::<Tags>(root),
-        r#"error at .tags["Name"]: unknown value (a field of type tfwire::MaybeUnknown<T> accepts one)"#
+        r#"at .tags["Name"]: unknown value (a field of type tfwire::MaybeUnknown<T> accepts one)"#
     );
     // MaybeUnknown fields take them; an ignored attribute (`extra`) may be unknown.
     #[derive(Debug, Deserialize, PartialEq)]
@@ -649,7 +649,7 @@ fn unknowns_need_maybe_unknown() {
     // serde_json::Value and the like: an unknown is an error, as in serializing.
     assert_eq!(
         de_error::<serde_json::Value>(root),
-        "error at .extra: unknown value (a field of type tfwire::MaybeUnknown<T> accepts one)"
+        "at .extra: unknown value (a field of type tfwire::MaybeUnknown<T> accepts one)"
     );
 }
 
@@ -693,14 +693,14 @@ fn enums_from_strings_and_single_entry_maps() {
     let v = m.decode_json(br#"{"Circle":{"r":"x"}}"#, &bump).unwrap();
     assert_eq!(
         de_error::<Shape>(m.typed(v)),
-        r#"error at ["Circle"].r: invalid type: string "x", expected f64"#
+        r#"at ["Circle"].r: invalid type: string "x", expected f64"#
     );
     let two = m
         .decode_json(br#"{"Circle":{"r":"x"},"Dot":null}"#, &bump)
         .unwrap();
     assert_eq!(
         de_error::<Shape>(m.typed(two)),
-        "error at (root): invalid length 2, expected one entry: the variant"
+        "at (root): invalid length 2, expected one entry: the variant"
     );
 }
 
@@ -1166,7 +1166,7 @@ fn workloads_serialize_alike_from_both_encodings() {
             Err(e) => {
                 let de = from_typed::<serde_json::Value>(root).unwrap_err();
                 let path = e.to_string().split(": ").next().unwrap().to_string();
-                assert_eq!(path, format!("error at {}", de.path()), "{name}");
+                assert_eq!(path, format!("at {}", de.path()), "{name}");
                 summary.push(format!("{name}: {path}"));
             }
         }
@@ -1206,7 +1206,7 @@ fn workloads_serialize_alike_from_both_encodings() {
             "number_heavy: 1598273 bytes",
             "string_heavy: vs go-cty's JSON: identical: 13356 tokens, 0 strings escaped otherwise, 0 numbers as text, 0 f64s in another form",
             "string_heavy: 1275863 bytes",
-            "unknown_heavy: error at .aws_acm_certificate[0].arn",
+            "unknown_heavy: at .aws_acm_certificate[0].arn",
             "unknown_heavy: 981017 bytes",
         ]
     );
@@ -1299,7 +1299,7 @@ fn typed_nulls_and_unknowns_at_dynamic_positions() {
     assert!(matches!(o.attrs(), [Value::Dynamic(_), Value::Dynamic(_)]));
     assert_eq!(
         ser_error(root),
-        "error at .b: unknown value (serialize with UnknownAs::Null to write null)"
+        "at .b: unknown value (serialize with UnknownAs::Null to write null)"
     );
     let null = SerializeOptions::default().with_unknown(UnknownAs::Null);
     let json = serde_json::to_string(&root.serialize_with(null)).unwrap();
@@ -1324,6 +1324,6 @@ fn typed_nulls_and_unknowns_at_dynamic_positions() {
     }
     assert_eq!(
         de_error::<Plain>(root),
-        "error at .b: unknown value (a field of type tfwire::MaybeUnknown<T> accepts one)"
+        "at .b: unknown value (a field of type tfwire::MaybeUnknown<T> accepts one)"
     );
 }

@@ -298,7 +298,7 @@ fn value_walks_at_their_cap() {
                 assert!(de.is_ok(), "{de:?}");
             } else {
                 let path = "[0]".repeat(cap as usize);
-                let want = format!("error at {path}: nested more than {cap} levels deep");
+                let want = format!("at {path}: nested more than {cap} levels deep");
                 assert_eq!(m, Err(want.clone()));
                 assert_eq!(j, Err(want.clone()));
                 assert_eq!(d, Err(want.clone()));

@@ -104,7 +104,7 @@ fn check_case(dir: &Path, id: u64) -> Result<(), String> {
     let mut want = vec![format!("0 ok {want_mp}")];
     let bad_err = program.decode_msgpack(&bad, &bump).unwrap_err();
     want.push(format!(
-        "1 error value 1: error at {} (byte {}): {}",
+        "1 error value 1: at {} (byte {}): {}",
         bad_err.display_path(),
         bad_err.offset(),
         bad_err.message()
@@ -123,7 +123,7 @@ fn check_case(dir: &Path, id: u64) -> Result<(), String> {
             let want = vec![
                 format!("0 ok {want_json}"),
                 format!(
-                    "1 error value 1: error at {} (byte {}): {}",
+                    "1 error value 1: at {} (byte {}): {}",
                     e.display_path(),
                     e.offset(),
                     e.message()
@@ -178,7 +178,7 @@ fn ndjson_steps_over_bad_and_long_lines() {
         items(&p, &input[..], options),
         [
             r#"0 ok {"n":1}"#,
-            "1 error value 1: error at .n (byte 5): expected number, found JSON bool",
+            "1 error value 1: at .n (byte 5): expected number, found JSON bool",
             "2 error value 2: 19 bytes, more than the largest value allowed",
             r#"3 ok {"n":4}"#,
         ]
@@ -208,7 +208,7 @@ fn length_prefixed_steps_over_bad_and_large_frames_and_stops_when_truncated() {
     assert_eq!(got.len(), 5, "{got:?}");
     assert_eq!(got[0], r#"0 ok {"n":7}"#);
     assert!(
-        got[1].starts_with("1 error value 1: error at .n (byte 3): "),
+        got[1].starts_with("1 error value 1: at .n (byte 3): "),
         "{}",
         got[1]
     );
@@ -227,11 +227,7 @@ fn concatenated_msgpack_stops_at_the_first_bad_value() {
     let input = [&ok[..], &[0x81, 0xa1, b'n', 0xc3], &ok].concat();
     let got = items(&p, &input[..], StreamOptions::new(Framing::Concat));
     assert_eq!(got.len(), 2, "{got:?}");
-    assert!(
-        got[1].starts_with("1 error value 1: error at .n"),
-        "{}",
-        got[1]
-    );
+    assert!(got[1].starts_with("1 error value 1: at .n"), "{}", got[1]);
     let input = [&ok[..], &[0xc1], &ok].concat();
     let got = items(&p, &input[..], StreamOptions::new(Framing::Concat));
     assert_eq!(
@@ -350,7 +346,7 @@ fn cli_decode_stream_from_a_chunked_pipe_equals_one_shot_decodes() {
             let want_err = match &bad {
                 None => String::new(),
                 Some(e) => format!(
-                    "tfwire: value 1: error at {} (byte {}): {}\ntfwire: 1 of 3 values failed\n",
+                    "tfwire: value 1: at {} (byte {}): {}\ntfwire: 1 of 3 values failed\n",
                     e.display_path(),
                     e.offset(),
                     e.message()

@@ -8,7 +8,7 @@ use crate::path::UnwoundPath;
 
 /// A value that cannot be built as asked: the position's path and what was wrong.
 ///
-/// `Display` shows `error at PATH: MESSAGE` (`(root)` for the root). The path is in
+/// `Display` shows `at PATH: MESSAGE` (`(root)` for the root). The path is in
 /// Terraform's notation: `.ingress[2].cidr_blocks[0]`, `.tags["Name"]`, an attribute whose
 /// name is not an identifier as `["name"]`; a set element's index is the order it was inserted
 /// in (a set's own order is decided when it is complete).
@@ -28,7 +28,7 @@ use crate::path::UnwoundPath;
 ///     .unwrap_err();
 /// assert_eq!(err.path(), ".ports[1]");
 /// assert_eq!(err.message(), "expected a number, found a string");
-/// assert_eq!(err.to_string(), "error at .ports[1]: expected a number, found a string");
+/// assert_eq!(err.to_string(), "at .ports[1]: expected a number, found a string");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct BuildError(Box<Inner>);
@@ -72,7 +72,7 @@ impl BuildError {
 
     /// The value path in Terraform's notation (`.ingress[2].cidr_blocks[0]`); empty at the
     /// root.
-    pub fn path(&self) -> String {
+    pub fn path(&self) -> &str {
         self.0.path.render()
     }
 
@@ -84,9 +84,7 @@ impl BuildError {
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path();
-        let at = if path.is_empty() { "(root)" } else { &path };
-        write!(f, "error at {at}: {}", self.message())
+        crate::path::fmt_at(f, self.path(), None, self.message())
     }
 }
 

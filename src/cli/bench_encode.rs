@@ -16,11 +16,7 @@ use crate::cli::Failure;
 pub(super) fn check<'a>(case: &'a Case, bump: &'a Bump, exact: bool) -> Result<Value<'a>, Failure> {
     let what = format!("{} {}", case.workload, case.encoding.name());
     let value = decode(case, bump).map_err(|e| {
-        Failure::BadInput(format!(
-            "{what}: error at {}: {}",
-            e.display_path(),
-            e.message()
-        ))
+        Failure::BadInput(format!("{what}: at {}: {}", e.display_path(), e.message()))
     })?;
     let mut out = Vec::new();
     encode(case, value, &mut out).map_err(|e| Failure::BadInput(format!("{what}: {e}")))?;

@@ -56,7 +56,7 @@ impl Pending {
     #[inline(never)]
     pub(super) fn into_error(self) -> DecodeError {
         let (kind, at, message, steps) = *self.0;
-        DecodeError::new(kind, at, steps.render(), message)
+        DecodeError::new(kind, at, steps.render().to_string(), message)
     }
 }
 

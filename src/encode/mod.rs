@@ -116,7 +116,7 @@ impl EncodeError {
     }
 
     /// The value path, as `.ingress[2].cidr_blocks[0]`; empty at the root.
-    pub fn path(&self) -> String {
+    pub fn path(&self) -> &str {
         self.0.path.render()
     }
 
@@ -128,9 +128,7 @@ impl EncodeError {
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path();
-        let at = if path.is_empty() { "(root)" } else { &path };
-        write!(f, "error at {at}: {}", self.0.message)
+        crate::path::fmt_at(f, self.path(), None, &self.0.message)
     }
 }
 
@@ -189,7 +187,7 @@ impl Program {
     /// assert_eq!(file, br#"{"a":"1","b":"2"}"#);
     /// let unknown = program.decode_msgpack(&[0x81, 0xa1, b'a', 0xd4, 0, 0], &bump)?;
     /// let err = program.encode_json_to_writer(unknown, &mut file).unwrap_err();
-    /// assert_eq!(err.to_string(), r#"error at ["a"]: value is not known"#);
+    /// assert_eq!(err.to_string(), r#"at ["a"]: value is not known"#);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn encode_json_to_writer<W: std::io::Write>(

@@ -6,7 +6,7 @@
 //! are handed out borrowed (`visit_borrowed_str`), so `&'de str` fields point into the decoded
 //! input. An error made anywhere below (by this deserializer or by a visitor through
 //! `de::Error::custom`) gains a path step at each container it passes on its way out, so it
-//! names where it happened: `error at .ingress[2].from_port: MESSAGE`.
+//! names where it happened: `at .ingress[2].from_port: MESSAGE`.
 #![deny(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
@@ -34,7 +34,7 @@ use crate::program::Program;
 use crate::value::{Typed, Value};
 
 /// A value that does not fit the type asked for: what was wrong, and where (Terraform's path
-/// notation). Displays as `error at PATH: MESSAGE` (`(root)` for the root), as
+/// notation). Displays as `at PATH: MESSAGE` (`(root)` for the root), as
 /// [`EncodeError`](crate::EncodeError) does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeError {
@@ -60,7 +60,7 @@ impl DeError {
     }
 
     /// The value path, as `.ingress[2].from_port`; empty at the root.
-    pub fn path(&self) -> String {
+    pub fn path(&self) -> &str {
         self.path.render()
     }
 
@@ -72,9 +72,7 @@ impl DeError {
 
 impl fmt::Display for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path();
-        let at = if path.is_empty() { "(root)" } else { &path };
-        write!(f, "error at {at}: {}", self.message)
+        crate::path::fmt_at(f, self.path(), None, &self.message)
     }
 }
 
@@ -136,7 +134,7 @@ impl de::Error for DeError {
 /// let bad = br#"{"name":"web","ingress":[{"from_port":70000,"cidr_blocks":[]}]}"#;
 /// let root = program.typed(program.decode_json(bad, &bump)?);
 /// let err = tfwire::from_typed::<Group>(root).err().unwrap();
-/// assert_eq!(err.to_string(), "error at .ingress[0].from_port: number 70000 is out of range for u16");
+/// assert_eq!(err.to_string(), "at .ingress[0].from_port: number 70000 is out of range for u16");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn from_typed<'de, T: Deserialize<'de>>(root: Typed<'de>) -> Result<T, DeError> {

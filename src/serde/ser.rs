@@ -2,7 +2,7 @@
 //!
 //! The walk carries the value path as a chain of steps on the stack, so an error (an
 //! unknown, an infinity, nesting beyond the cap) names where it is: serde's serializer errors
-//! are opaque, so the path goes into the message, as `error at PATH: MESSAGE`.
+//! are opaque, so the path goes into the message, as `at PATH: MESSAGE`.
 #![deny(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
@@ -77,7 +77,7 @@ pub enum InfinityAs {
 ///
 /// // By default an unknown is an error that names its path ...
 /// let err = serde_json::to_string(&root).unwrap_err();
-/// assert_eq!(err.to_string(), "error at .port: unknown value (serialize with UnknownAs::Null to write null)");
+/// assert_eq!(err.to_string(), "at .port: unknown value (serialize with UnknownAs::Null to write null)");
 /// // ... or, with the option, a null.
 /// let options = SerializeOptions::default().with_unknown(UnknownAs::Null);
 /// let json = serde_json::to_string(&root.serialize_with(options))?;
@@ -124,7 +124,7 @@ impl<'a> Typed<'a> {
 ///   with [`InfinityAs::Float`].
 /// - an unknown: an error, or null with [`UnknownAs::Null`] ([`Typed::serialize_with`]).
 ///
-/// Errors go through the serializer's `custom` and read `error at PATH: MESSAGE`, the path
+/// Errors go through the serializer's `custom` and read `at PATH: MESSAGE`, the path
 /// in Terraform's notation (`.ingress[2].cidr_blocks[0]`, `.tags["Name"]`, `(root)`).
 /// The walk recurses once per level (a value as deep as a decode allows fits a 2 MiB thread
 /// stack in a debug build); nesting deeper than [`MAX_VALUE_DEPTH`](crate::MAX_VALUE_DEPTH)
@@ -172,10 +172,7 @@ struct Node<'a, 'p> {
 
 impl<'a, 'p> Node<'a, 'p> {
     fn error<E: ::serde::ser::Error>(&self, message: impl fmt::Display) -> E {
-        E::custom(format_args!(
-            "error at {}: {message}",
-            render_path(self.link)
-        ))
+        E::custom(format_args!("at {}: {message}", render_path(self.link)))
     }
 
     /// The node of a child value at `link` (one step below this one).

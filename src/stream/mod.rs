@@ -25,7 +25,7 @@
 //!         Err(e) => seen.push(format!("{} {}", e.index(), e)),
 //!     }
 //! }
-//! assert_eq!(seen, ["0 ok", "1 value 1: error at .n (byte 5): expected number, found JSON bool", "2 ok"]);
+//! assert_eq!(seen, ["0 ok", "1 value 1: at .n (byte 5): expected number, found JSON bool", "2 ok"]);
 //! ```
 
 mod extent;
@@ -131,13 +131,7 @@ impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "value {}: ", self.index)?;
         match &self.kind {
-            StreamErrorKind::Decode(e) => write!(
-                f,
-                "error at {} (byte {}): {}",
-                e.display_path(),
-                e.offset(),
-                e.message()
-            ),
+            StreamErrorKind::Decode(e) => write!(f, "{e}"),
             StreamErrorKind::TooLarge(n) => {
                 write!(f, "{n} bytes, more than the largest value allowed")
             }
@@ -153,7 +147,16 @@ impl fmt::Display for StreamError {
     }
 }
 
-impl std::error::Error for StreamError {}
+impl std::error::Error for StreamError {
+    /// The decode error or the reader's error behind this one.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            StreamErrorKind::Decode(e) => Some(e),
+            StreamErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// Values of one program read from `R`, one at a time ([`ValueStream::next_value`], a
 /// lending iterator: each value borrows the stream until the next call).
