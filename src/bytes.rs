@@ -2,6 +2,9 @@
 //! paths: which bytes of two blocks are equal, which bytes of a block are not ASCII. SSE2 on
 //! x86_64 (part of its baseline, so no run-time detection is needed), a portable loop
 //! elsewhere; tests check both against a naive oracle.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 /// Width of a block.
 pub(crate) const BLOCK: usize = 32;

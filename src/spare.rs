@@ -7,6 +7,9 @@
 //! [`Spare`] owns the `Vec` borrow while it is open; the length it has written is committed
 //! when it is dropped (an error returned with `?` included) or before the `Vec` is lent out
 //! for a write the fast path does not take ([`Spare::with_vec`]).
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 /// A write cursor over a `Vec<u8>`'s spare capacity.
 pub(crate) struct Spare<'v> {

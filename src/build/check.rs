@@ -4,6 +4,9 @@
 //! go-cty's order without duplicates, maps sorted by key with the last of a repeated key,
 //! typed nulls at dynamic positions bare. Containers are copied only when something in them
 //! changes (a decoded go-cty value is already canonical and comes back as it was).
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 use std::borrow::Cow;
 use std::cmp::Ordering;

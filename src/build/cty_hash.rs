@@ -97,11 +97,16 @@ pub(super) fn write_quoted(s: &str, out: &mut impl Write) -> fmt::Result {
 pub(super) fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &b in bytes {
-        crc = CRC_TABLE[((crc ^ u32::from(b)) & 0xff) as usize] ^ (crc >> 8);
+        // (A byte indexes the 256 entries: never the fallback.)
+        let entry = CRC_TABLE.get(usize::from((crc as u8) ^ b)).copied();
+        crc = entry.unwrap_or_default() ^ (crc >> 8);
     }
     !crc
 }
 
+// In bounds: `i < 256`, the table's length; and this runs at compile time, where an index out
+// of bounds fails the build, not a decode.
+#[allow(clippy::indexing_slicing)]
 const CRC_TABLE: [u32; 256] = {
     let mut table = [0u32; 256];
     let mut i = 0;

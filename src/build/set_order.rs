@@ -13,6 +13,9 @@
 //! So the order here is that comparison, then the hash (which only separates equal numbers of
 //! different hash text, `0` and `-0`), then insertion order; the first of equivalent values is
 //! kept. A set of a `dynamic` element type orders by its elements' concrete type.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 use bumpalo::collections::String as BumpString;
 use bumpalo::Bump;

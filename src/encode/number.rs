@@ -6,6 +6,9 @@
 //! (integers beyond `int64` included: the conformance cases show `cb` for them, where
 //! `reference-semantics.md` §1.6 says text), and otherwise as its exact decimal text without
 //! exponent (`Text('f', -1)`). ±Inf is a float64.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 use std::borrow::Cow;
 

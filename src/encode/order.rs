@@ -1,5 +1,8 @@
 //! The order go-cty writes a map in: keys sorted bytewise, a key the wire repeated written
 //! once, with its last value (go-cty's map holds only that one). Shared by both encoders.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 use crate::value::Value;
 

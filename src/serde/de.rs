@@ -7,13 +7,6 @@
 //! input. An error made anywhere below (by this deserializer or by a visitor through
 //! `de::Error::custom`) gains a path step at each container it passes on its way out, so it
 //! names where it happened: `at .ingress[2].from_port: MESSAGE`.
-#![deny(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
 
 use crate::path::UnwoundPath;
 use std::borrow::Cow;

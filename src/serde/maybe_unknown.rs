@@ -1,12 +1,5 @@
 //! [`MaybeUnknown`]: a field type that receives unknown values, and the private
 //! newtype-struct name by which it asks [`TypedDeserializer`](super::TypedDeserializer).
-#![deny(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
 
 use std::fmt;
 use std::marker::PhantomData;

@@ -14,13 +14,6 @@
 //! Both sides present a value the same way (the rules are on `impl Serialize for Typed`,
 //! in `ser.rs`), so `from_typed::<serde_json::Value>(t)` equals `serde_json::to_value(t)` for
 //! every value that serializes.
-#![deny(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
 
 mod access;
 mod de;

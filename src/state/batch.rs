@@ -5,6 +5,9 @@
 //! while the walk fills the next batch, and the accumulators are handed to the caller's
 //! sink in file order. Memory: the batch being filled, one with the workers and their
 //! results, not the file.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -4,6 +4,9 @@
 //! the walk on, or stops: [`Stop::More`] when the buffer ends inside it (the reader reads
 //! more and runs it again from its start), [`Stop::Fail`] when the state is malformed. The
 //! units' reads of single values, and their errors, are in `values.rs`.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 use std::cell::Cell;
 

@@ -15,7 +15,7 @@ pub(super) fn known_key(buf: &[u8], i: usize) -> Option<(&'static str, usize)> {
             $(
                 if rest.starts_with(concat!("\"", $name, "\":").as_bytes()) {
                     // `i + len + 3`: the bytes just compared, inside the buffer.
-                    return Some(($name, i + $name.len() + 3));
+                    return Some(($name, i.wrapping_add($name.len()).wrapping_add(3)));
                 }
             )+
             None

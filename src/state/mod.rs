@@ -58,6 +58,9 @@
 //! ]);
 //! assert_eq!(set.compiled(), 1); // one program for both instances
 //! ```
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 mod batch;
 mod envelope;

@@ -20,6 +20,9 @@
 //! that comes only after them, and a second `resources`, are errors (the instances have been
 //! decoded and handed out); other repeated keys: the last wins, as in
 //! [`StateFile::parse`](super::StateFile::parse).
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 use std::cell::Cell;
 use std::io::{self, Read};

@@ -1,6 +1,9 @@
 //! [`SchemaSet`]: the schemas of several providers-schema documents, each compiled on first
 //! use, and the decode of one instance's attributes against its candidate schemas (the rules
 //! are in the [module docs](super)).
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 use rustc_hash::FxHashMap;
 use std::ops::Range;

@@ -142,14 +142,14 @@ impl<'u> Unit<'u> {
         if self.more && e.kind() == ErrorKind::Eof {
             return Stop::More;
         }
-        Stop::Fail(self.syntax(at + e.offset(), e.message()))
+        Stop::Fail(self.syntax(at.saturating_add(e.offset()), e.message()))
     }
 
     /// Invalid JSON at `i` in the buffer: where in the state (the top level is "not a state
     /// file") and the file offset.
     #[cold]
     pub(super) fn syntax(&self, i: usize, what: &str) -> StateError {
-        let offset = self.base + i as u64;
+        let offset = self.base.saturating_add(i as u64);
         let at = match self.at.get() {
             Ctx::State => "not a state file".to_string(),
             ctx => ctx.to_string(),

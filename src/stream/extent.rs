@@ -3,6 +3,9 @@
 //! step over, no recursion): when the bytes run out it says so and remembers where the value
 //! it was in started, so that a value arriving in many reads is walked once in all, not once
 //! per read.
+// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
+// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
+#![allow(clippy::arithmetic_side_effects)]
 
 /// What the walk found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
