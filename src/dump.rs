@@ -82,10 +82,7 @@ fn write_at(
     value: Value<'_>,
     depth: u32,
 ) -> Result<(), EncodeError> {
-    if depth >= MAX_VALUE_DEPTH && value.nests() {
-        return Err(EncodeError::too_deep());
-    }
-    let inner = depth.wrapping_add(1);
+    // Scalars first, without the depth check: only a container or a wrapper opens a level.
     match value {
         Value::Null => out.push_str("null"),
         Value::Unknown(r) => unknown(out, r),
@@ -96,6 +93,24 @@ fn write_at(
             }
         }
         Value::String(s) => string(out, s),
+        _ => return nested(out, program, value, depth),
+    }
+    Ok(())
+}
+
+/// [`write_at`] for a container or a dynamic wrapper, one level deeper than `depth`.
+#[inline(always)]
+fn nested(
+    out: &mut String,
+    program: &Program,
+    value: Value<'_>,
+    depth: u32,
+) -> Result<(), EncodeError> {
+    if depth >= MAX_VALUE_DEPTH {
+        return Err(EncodeError::too_deep());
+    }
+    let inner = depth.wrapping_add(1);
+    match value {
         Value::List(e) | Value::Set(e) | Value::Tuple(e) => {
             out.push('[');
             for (i, v) in e.iter().enumerate() {
@@ -128,6 +143,8 @@ fn write_at(
             write_at(out, d.program, d.value, inner)?;
             out.push('}');
         }
+        // (`write_at` sends only containers and wrappers here.)
+        scalar => write_at(out, program, scalar, depth)?,
     }
     Ok(())
 }
@@ -143,6 +160,7 @@ const SHORT_VALUE: usize = 65;
 /// is the program's pre-quoted `"name":` copied as a 32-byte block, and a short value (null,
 /// a bool, an integer, a string under 64 bytes with nothing to escape) is written straight
 /// into room reserved once per attribute; anything else through [`write`].
+#[inline(always)]
 fn object_attrs(
     out: &mut String,
     program: &Program,

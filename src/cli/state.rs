@@ -411,6 +411,7 @@ fn decode_file(
 
 /// The DUMP of a value that `program` decoded. That cannot fail (such a value is of the
 /// program's type and within `MAX_VALUE_DEPTH`); were it to, the value shows as `null`.
+#[inline]
 fn dump_decoded(out: &mut String, program: &tfwire::Program, value: tfwire::Value<'_>) {
     let mark = out.len();
     if tfwire::dump::write(out, program, value).is_err() {

@@ -163,7 +163,8 @@ impl Block {
             &'b [(String, NestedBlock)],
             usize,
         );
-        let mut stack: Vec<Level<'_>> = vec![(&self.attributes, &self.block_types, 0)];
+        let mut stack: smallvec::SmallVec<[Level<'_>; 8]> =
+            smallvec::smallvec![(self.attributes.as_slice(), self.block_types.as_slice(), 0)];
         while let Some((attributes, block_types, level)) = stack.pop() {
             if level > crate::limits::MAX_SCHEMA_DEPTH {
                 return Err(SchemaError::new(format!(

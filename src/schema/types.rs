@@ -136,8 +136,15 @@ impl Type {
     /// counted without recursion: a type built by hand may be deeper than a recursive walk
     /// could go.
     pub(crate) fn nesting(&self) -> usize {
+        if matches!(
+            self,
+            Type::Dynamic | Type::Bool | Type::Number | Type::String
+        ) {
+            return 0; // (most attribute types: no stack)
+        }
         let mut deepest = 0;
-        let mut stack = vec![(self, 0usize)];
+        let mut stack: smallvec::SmallVec<[(&Type, usize); 16]> =
+            smallvec::smallvec![(self, 0usize)];
         while let Some((t, above)) = stack.pop() {
             let level = above.saturating_add(1);
             match t {
