@@ -60,7 +60,16 @@ fn transcode(program: &Program, input: &[u8], from: Format, to: Format) -> Resul
         Format::Msgpack => MsgpackEncoder::new().encode(program, value, &mut out),
         Format::Json => JsonEncoder::new().encode(program, value, &mut out),
     }
-    .map_err(|e| e.to_string())?;
+    // In the shape of the oracle's go-cty errors (`error at PATH: MESSAGE`), to compare paths
+    // and messages (tfwire itself displays `at PATH: MESSAGE`).
+    .map_err(|e| {
+        let path = if e.path().is_empty() {
+            "(root)"
+        } else {
+            e.path()
+        };
+        format!("error at {path}: {}", e.message())
+    })?;
     Ok(out)
 }
 
