@@ -99,7 +99,9 @@ fn write_at(
 }
 
 /// [`write_at`] for a container or a dynamic wrapper, one level deeper than `depth`.
-#[inline(always)]
+// (Inlined in release builds only: in a debug build the bigger frame would not fit
+// `MAX_VALUE_DEPTH` levels on a 1 MiB stack.)
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn nested(
     out: &mut String,
     program: &Program,
@@ -160,7 +162,7 @@ const SHORT_VALUE: usize = 65;
 /// is the program's pre-quoted `"name":` copied as a 32-byte block, and a short value (null,
 /// a bool, an integer, a string under 64 bytes with nothing to escape) is written straight
 /// into room reserved once per attribute; anything else through [`write`].
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn object_attrs(
     out: &mut String,
     program: &Program,
