@@ -16,7 +16,7 @@ use crate::error::SchemaError;
 use crate::program::dyncache::DynCache;
 use crate::program::key::AttrEntry;
 use crate::program::{Code, ItemLimits, ItemsId, Op, OpId, Program, Span};
-use crate::schema::{Block, NestingMode, SchemaSelector, SchemaSource, Type};
+use crate::schema::{Block, NestingMode, ObjectType, SchemaSelector, SchemaSource, Type};
 
 /// Hash-consing key: an op with its side-table contents spelled out (attribute names
 /// borrowed from the type being compiled).
@@ -173,48 +173,56 @@ impl<'t> Compiler<'t> {
             Type::Map(t) => Op::Map {
                 elem: self.compile(t, block, ItemLimits::default()),
             },
-            Type::Tuple(ts) => {
-                let elems: Vec<OpId> = ts
-                    .iter()
-                    .map(|t| self.compile(t, None, ItemLimits::default()))
-                    .collect();
-                let key = Key::Tuple(elems);
-                if let Some(&id) = self.seen.get(&key) {
-                    return id;
-                }
-                let Key::Tuple(elems) = &key else {
-                    unreachable!("built above")
-                };
-                let span = span(self.program.code.tuple_elems.len(), elems.len());
-                self.program.code.tuple_elems.extend_from_slice(elems);
-                return self.push(key, Op::Tuple { elems: span });
-            }
-            Type::Object(o) => {
-                let mut attrs: Vec<(&'t str, OpId)> = Vec::with_capacity(o.attrs().len());
-                for (name, t) in o.attrs() {
-                    let (nested, limits) = nested_block(block, name);
-                    attrs.push((name.as_str(), self.compile(t, nested, limits)));
-                }
-                let key = Key::Object(attrs);
-                if let Some(&id) = self.seen.get(&key) {
-                    return id;
-                }
-                let Key::Object(attrs) = &key else {
-                    unreachable!("built above")
-                };
-                let span = span(self.program.code.attr_names.len(), attrs.len());
-                for &(name, op) in attrs {
-                    let code = self.program.code.ops[op.index()];
-                    self.program.code.attrs.push(AttrEntry::new(name, op, code));
-                    let len = u32::try_from(name.len()).unwrap_or(u32::MAX);
-                    self.program.code.longest_attr_name =
-                        self.program.code.longest_attr_name.max(len);
-                    self.program.code.attr_names.push(name.into());
-                }
-                return self.push(key, Op::Object { attrs: span });
-            }
+            Type::Tuple(ts) => return self.tuple(ts),
+            Type::Object(o) => return self.object(o, block),
         };
         self.push(Key::Leaf(op), op)
+    }
+
+    // Tuples and objects in functions of their own, so that a debug build's frame on the
+    // recursion through lists, sets and maps stays small.
+
+    #[inline(never)]
+    fn tuple(&mut self, ts: &'t [Type]) -> OpId {
+        let elems: Vec<OpId> = ts
+            .iter()
+            .map(|t| self.compile(t, None, ItemLimits::default()))
+            .collect();
+        let key = Key::Tuple(elems);
+        if let Some(&id) = self.seen.get(&key) {
+            return id;
+        }
+        let Key::Tuple(elems) = &key else {
+            unreachable!("built above")
+        };
+        let span = span(self.program.code.tuple_elems.len(), elems.len());
+        self.program.code.tuple_elems.extend_from_slice(elems);
+        self.push(key, Op::Tuple { elems: span })
+    }
+
+    #[inline(never)]
+    fn object(&mut self, o: &'t ObjectType, block: Option<&Block>) -> OpId {
+        let mut attrs: Vec<(&'t str, OpId)> = Vec::with_capacity(o.attrs().len());
+        for (name, t) in o.attrs() {
+            let (nested, limits) = nested_block(block, name);
+            attrs.push((name.as_str(), self.compile(t, nested, limits)));
+        }
+        let key = Key::Object(attrs);
+        if let Some(&id) = self.seen.get(&key) {
+            return id;
+        }
+        let Key::Object(attrs) = &key else {
+            unreachable!("built above")
+        };
+        let span = span(self.program.code.attr_names.len(), attrs.len());
+        for &(name, op) in attrs {
+            let code = self.program.code.ops[op.index()];
+            self.program.code.attrs.push(AttrEntry::new(name, op, code));
+            let len = u32::try_from(name.len()).unwrap_or(u32::MAX);
+            self.program.code.longest_attr_name = self.program.code.longest_attr_name.max(len);
+            self.program.code.attr_names.push(name.into());
+        }
+        self.push(key, Op::Object { attrs: span })
     }
 }
 

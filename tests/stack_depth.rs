@@ -254,21 +254,15 @@ fn json_dynamic_wrappers_at_the_cap() {
 
 /// The encoders, the DUMP and serde's serializer and deserializer recurse once per container
 /// too, under one cap, `MAX_VALUE_DEPTH` (no decoded value is deeper, so only a value built by
-/// hand meets it): a list of lists at the cap is written by each on a 1 MiB stack in a release
-/// build; one level more is an error naming the path, not a crash. In a debug build the
-/// MessagePack encoder and the DUMP fit 1 MiB too; the JSON encoder and serde's walks need
-/// 2 MiB there (their debug frames are about 4 KiB a level).
+/// hand meets it): a list of lists at the cap is written by each on a 1 MiB stack, in debug
+/// and release builds (serde's deserializer into a `serde_json::Value`, whose visitor's frames
+/// count too); one level more is an error naming the path, not a crash.
 #[test]
 fn value_walks_at_their_cap() {
     let cap = MAX_VALUE_DEPTH;
-    let stack = if cfg!(debug_assertions) {
-        2 * STACK
-    } else {
-        STACK
-    };
     for (levels, ok) in [(cap, true), (cap + 1, false)] {
         let ty = nested(levels, Type::String, |t| Type::List(Box::new(t)));
-        let result = on_stack_with(stack, ty, move |program, bump| {
+        let result = on_small_stack_with(ty, move |program, bump| {
             // The value: `levels` lists, one inside the other, around "x".
             let mut v = tfwire::Value::String("x");
             for _ in 0..levels {
@@ -311,40 +305,14 @@ fn value_walks_at_their_cap() {
     }
 }
 
-/// The MessagePack encoder and the DUMP at `MAX_VALUE_DEPTH` on a 1 MiB stack, in debug builds
-/// too.
-#[test]
-fn msgpack_encoder_and_dump_at_the_cap_on_a_small_stack() {
-    let levels = MAX_VALUE_DEPTH;
-    let ty = nested(levels, Type::String, |t| Type::List(Box::new(t)));
-    let result = on_small_stack_with(ty, move |program, bump| {
-        let mut v = tfwire::Value::String("x");
-        for _ in 0..levels {
-            v = tfwire::Value::List(bump.alloc_slice_copy(&[v]));
-        }
-        let mut mp = Vec::new();
-        assert_eq!(program.encode_msgpack(v, &mut mp), Ok(()));
-        assert_eq!(mp.len(), levels as usize + 2);
-        let d = tfwire::dump::to_string(program, v).unwrap();
-        assert_eq!(d.len(), 2 * levels as usize + 3);
-        Ok(())
-    });
-    assert_eq!(result, Ok(()));
-}
-
 /// The compiler and the implied-type rule recurse over a type (a block): a type built by hand
-/// at `MAX_TYPE_NESTING` compiles on a 1 MiB stack in a release build (2 MiB in a debug
-/// build, as the JSON encoder); one level more is an error, found without recursion. Blocks
-/// built by hand nest at most `MAX_SCHEMA_DEPTH` deep.
+/// at `MAX_TYPE_NESTING` compiles (and prints as type JSON) on a 1 MiB stack, in debug and
+/// release builds; one level more is an error, found without recursion. Blocks built by hand
+/// nest at most `MAX_SCHEMA_DEPTH` deep.
 #[test]
 fn compiler_and_implied_type_at_their_caps() {
     use tfwire::schema::{Attribute, Block, NestedBlock, NestingMode};
-    let stack = if cfg!(debug_assertions) {
-        2 * STACK
-    } else {
-        STACK
-    };
-    let result = on_stack(stack, || {
+    let result = on_stack(STACK, || {
         let deep = |levels: usize| (0..levels).fold(Type::String, |t, _| Type::List(Box::new(t)));
         let at_cap = Program::new(&deep(MAX_TYPE_NESTING)).map(|p| p.root_type().to_string().len());
         let past = Program::new(&deep(MAX_TYPE_NESTING + 1))

@@ -13,8 +13,8 @@ use super::order::sorted_keys;
 use super::shortest::write_f64;
 use super::{EncodeError, MAX_VALUE_DEPTH};
 use crate::json_escape::write_go_json_string;
-use crate::program::{Op, OpId, Program};
-use crate::value::Value;
+use crate::program::{Op, OpId, Program, Span};
+use crate::value::{Object, Value};
 
 /// Writes values as JSON into a caller's buffer; holds the scratch that sorting map keys
 /// needs, so a reused encoder allocates nothing per value once warm.
@@ -103,6 +103,9 @@ impl JsonEncoder {
         result
     }
 
+    /// One composite value, below the cap: each kind in its own function, so that a debug
+    /// build's frame on the recursion holds one kind's locals, not all of them (in a release
+    /// build they are inlined back into one).
     fn composite_at_depth(
         &mut self,
         prog: &Program,
@@ -112,101 +115,13 @@ impl JsonEncoder {
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
         match (code, v) {
-            (_, Value::Null) => out.extend_from_slice(b"null"),
-            (_, Value::Unknown(_)) => {
-                return Err(EncodeError::new("value is not known".to_string()));
-            }
-            (Op::Bool, Value::Bool(b)) => out.extend_from_slice(if b { b"true" } else { b"false" }),
-            (Op::Number, Value::Int(i)) => {
-                out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes())
-            }
-            (Op::Number, Value::UInt(u)) => {
-                out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes())
-            }
-            (Op::Number, Value::Float(f)) => float(f, out)?,
-            (Op::Number, Value::Decimal(t)) => match plain_decimal(t) {
-                Written::Text(text) => out.extend_from_slice(text.as_bytes()),
-                Written::Float(f) => float(f, out)?,
-                Written::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
-                Written::TooLong => {
-                    let msg = format!("{t} has more than {MAX_PLAIN_DIGITS} digits written out");
-                    return Err(EncodeError::new(msg));
-                }
-            },
-            (Op::String, Value::String(s)) => write_go_json_string(s, out),
             (Op::List { elem, .. }, Value::List(e)) | (Op::Set { elem, .. }, Value::Set(e)) => {
-                out.push(b'[');
-                for (i, x) in e.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    self.value(prog, elem, *x, out).map_err(|e| e.in_index(i))?;
-                }
-                out.push(b']');
+                self.list(prog, elem, e, out)
             }
-            (Op::Tuple { elems }, Value::Tuple(e)) => {
-                let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-                if ops.len() != e.len() {
-                    let msg = format!(
-                        "a tuple of {} elements for a type of {}",
-                        e.len(),
-                        ops.len()
-                    );
-                    return Err(EncodeError::new(msg));
-                }
-                out.push(b'[');
-                for (i, (o, x)) in ops.iter().zip(e).enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    self.value(prog, *o, *x, out).map_err(|e| e.in_index(i))?;
-                }
-                out.push(b']');
-            }
-            (Op::Map { elem }, Value::Map(entries)) => {
-                let base = sorted_keys(entries, &mut self.order);
-                out.push(b'{');
-                let mut result = Ok(());
-                for j in base..self.order.len() {
-                    let i = self.order.get(j).copied().unwrap_or(0);
-                    let Some((k, x)) = entries.get(i as usize) else {
-                        continue;
-                    };
-                    if j > base {
-                        out.push(b',');
-                    }
-                    write_go_json_string(k, out);
-                    out.push(b':');
-                    result = self.value(prog, elem, *x, out).map_err(|e| e.in_key(k));
-                    if result.is_err() {
-                        break;
-                    }
-                }
-                self.order.truncate(base);
-                result?;
-                out.push(b'}');
-            }
+            (Op::Tuple { elems }, Value::Tuple(e)) => self.tuple(prog, elems, e, out),
+            (Op::Map { elem }, Value::Map(entries)) => self.map(prog, elem, entries, out),
             (Op::Object { attrs }, Value::Object(object)) if object.op() == op => {
-                let names = prog.attr_names(op);
-                let entries = prog.code.attrs.get(attrs.range()).unwrap_or_default();
-                out.push(b'{');
-                for (i, ((name, entry), x)) in
-                    names.iter().zip(entries).zip(object.attrs()).enumerate()
-                {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    match entry.go_json() {
-                        Some(key) => out.extend_from_slice(key),
-                        None => {
-                            write_go_json_string(name, out);
-                            out.push(b':');
-                        }
-                    }
-                    self.value(prog, entry.op, *x, out)
-                        .map_err(|e| e.in_attr(name))?;
-                }
-                out.push(b'}');
+                self.object(prog, op, attrs, object, out)
             }
             (Op::Dynamic, Value::Dynamic(d)) => {
                 out.extend_from_slice(b"{\"value\":");
@@ -214,11 +129,152 @@ impl JsonEncoder {
                 out.extend_from_slice(b",\"type\":");
                 type_json(d.program, out);
                 out.push(b'}');
+                Ok(())
             }
-            (_, v) => return Err(EncodeError::mismatch(code, v)),
+            (code, v) => leaf(code, v, out),
         }
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn list(
+        &mut self,
+        prog: &Program,
+        elem: OpId,
+        e: &[Value<'_>],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        out.push(b'[');
+        for (i, x) in e.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            self.value(prog, elem, *x, out).map_err(|e| e.in_index(i))?;
+        }
+        out.push(b']');
         Ok(())
     }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn tuple(
+        &mut self,
+        prog: &Program,
+        elems: Span,
+        e: &[Value<'_>],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
+        if ops.len() != e.len() {
+            let msg = format!(
+                "a tuple of {} elements for a type of {}",
+                e.len(),
+                ops.len()
+            );
+            return Err(EncodeError::new(msg));
+        }
+        out.push(b'[');
+        for (i, (o, x)) in ops.iter().zip(e).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            self.value(prog, *o, *x, out).map_err(|e| e.in_index(i))?;
+        }
+        out.push(b']');
+        Ok(())
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn map(
+        &mut self,
+        prog: &Program,
+        elem: OpId,
+        entries: &[(&str, Value<'_>)],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let base = sorted_keys(entries, &mut self.order);
+        out.push(b'{');
+        let mut result = Ok(());
+        for j in base..self.order.len() {
+            let i = self.order.get(j).copied().unwrap_or(0);
+            let Some((k, x)) = entries.get(i as usize) else {
+                continue;
+            };
+            if j > base {
+                out.push(b',');
+            }
+            write_go_json_string(k, out);
+            out.push(b':');
+            result = self.value(prog, elem, *x, out).map_err(|e| e.in_key(k));
+            if result.is_err() {
+                break;
+            }
+        }
+        self.order.truncate(base);
+        result?;
+        out.push(b'}');
+        Ok(())
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn object(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        attrs: Span,
+        object: Object<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let names = prog.attr_names(op);
+        let entries = prog.code.attrs.get(attrs.range()).unwrap_or_default();
+        out.push(b'{');
+        for (i, ((name, entry), x)) in names.iter().zip(entries).zip(object.attrs()).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            match entry.go_json() {
+                Some(key) => out.extend_from_slice(key),
+                None => {
+                    write_go_json_string(name, out);
+                    out.push(b':');
+                }
+            }
+            self.value(prog, entry.op, *x, out)
+                .map_err(|e| e.in_attr(name))?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+
+/// A value that holds no other: null, unknown (an error), a bool, a number or a string; or a
+/// value of the wrong kind for its op (an error).
+#[inline(never)]
+fn leaf(code: Op, v: Value<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    match (code, v) {
+        (_, Value::Null) => out.extend_from_slice(b"null"),
+        (_, Value::Unknown(_)) => {
+            return Err(EncodeError::new("value is not known".to_string()));
+        }
+        (Op::Bool, Value::Bool(b)) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        (Op::Number, Value::Int(i)) => {
+            out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes())
+        }
+        (Op::Number, Value::UInt(u)) => {
+            out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes())
+        }
+        (Op::Number, Value::Float(f)) => float(f, out)?,
+        (Op::Number, Value::Decimal(t)) => match plain_decimal(t) {
+            Written::Text(text) => out.extend_from_slice(text.as_bytes()),
+            Written::Float(f) => float(f, out)?,
+            Written::Int(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+            Written::TooLong => {
+                let msg = format!("{t} has more than {MAX_PLAIN_DIGITS} digits written out");
+                return Err(EncodeError::new(msg));
+            }
+        },
+        (Op::String, Value::String(s)) => write_go_json_string(s, out),
+        (_, v) => return Err(EncodeError::mismatch(code, v)),
+    }
+    Ok(())
 }
 
 /// A float64 as `Text('f', -1)` prints it at 53 bits (`shortest.rs`). ±Inf is an error.

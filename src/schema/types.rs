@@ -299,49 +299,62 @@ fn parse(json: &Json, depth: usize) -> Result<Type, SchemaError> {
 }
 
 impl fmt::Display for Type {
+    /// Compact type JSON. Children are written by calling `fmt` directly rather than through
+    /// `write!`, and tuples and objects in functions of their own: a debug build's frame a
+    /// level stays small (a type nests up to `MAX_TYPE_NESTING` levels).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Type::Bool => f.write_str("\"bool\""),
-            Type::Number => f.write_str("\"number\""),
-            Type::String => f.write_str("\"string\""),
-            Type::Dynamic => f.write_str("\"dynamic\""),
-            Type::List(t) => write!(f, "[\"list\",{t}]"),
-            Type::Set(t) => write!(f, "[\"set\",{t}]"),
-            Type::Map(t) => write!(f, "[\"map\",{t}]"),
-            Type::Tuple(ts) => {
-                f.write_str("[\"tuple\",[")?;
-                for (i, t) in ts.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str("]]")
-            }
-            Type::Object(o) => {
-                f.write_str("[\"object\",{")?;
-                for (i, (n, t)) in o.attrs.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write_json_string(f, n)?;
-                    write!(f, ":{t}")?;
-                }
-                f.write_str("}")?;
-                if !o.optional.is_empty() {
-                    f.write_str(",[")?;
-                    for (i, n) in o.optional.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(",")?;
-                        }
-                        write_json_string(f, n)?;
-                    }
-                    f.write_str("]")?;
-                }
-                f.write_str("]")
-            }
-        }
+        let (open, t) = match self {
+            Type::Bool => return f.write_str("\"bool\""),
+            Type::Number => return f.write_str("\"number\""),
+            Type::String => return f.write_str("\"string\""),
+            Type::Dynamic => return f.write_str("\"dynamic\""),
+            Type::List(t) => ("[\"list\",", t),
+            Type::Set(t) => ("[\"set\",", t),
+            Type::Map(t) => ("[\"map\",", t),
+            Type::Tuple(ts) => return fmt_tuple(ts, f),
+            Type::Object(o) => return fmt_object(o, f),
+        };
+        f.write_str(open)?;
+        t.fmt(f)?;
+        f.write_str("]")
     }
+}
+
+#[inline(never)]
+fn fmt_tuple(ts: &[Type], f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str("[\"tuple\",[")?;
+    for (i, t) in ts.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        fmt::Display::fmt(t, f)?;
+    }
+    f.write_str("]]")
+}
+
+#[inline(never)]
+fn fmt_object(o: &ObjectType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str("[\"object\",{")?;
+    for (i, (n, t)) in o.attrs.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write_json_string(f, n)?;
+        f.write_str(":")?;
+        fmt::Display::fmt(t, f)?;
+    }
+    f.write_str("}")?;
+    if !o.optional.is_empty() {
+        f.write_str(",[")?;
+        for (i, n) in o.optional.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write_json_string(f, n)?;
+        }
+        f.write_str("]")?;
+    }
+    f.write_str("]")
 }
 
 /// Writes `s` as a JSON string literal, escaped as Go's `encoding/json` does (go-cty's type

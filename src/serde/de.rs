@@ -28,44 +28,50 @@ use crate::value::{Typed, Value};
 
 /// A value that does not fit the type asked for: what was wrong, and where (Terraform's path
 /// notation). Displays as `at PATH: MESSAGE` (`(root)` for the root), as
-/// [`EncodeError`](crate::EncodeError) does.
+/// [`EncodeError`](crate::EncodeError) does. One word (boxed), as `EncodeError` is, so that
+/// results stay small on the recursion.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeError {
+pub struct DeError(Box<DeErrorInner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DeErrorInner {
     path: UnwoundPath,
     message: String,
 }
 
 impl DeError {
+    #[cold]
     pub(super) fn new(message: impl fmt::Display) -> DeError {
-        DeError {
+        DeError(Box::new(DeErrorInner {
             path: UnwoundPath::default(),
             message: message.to_string(),
-        }
+        }))
     }
 
+    #[cold]
     pub(super) fn at(mut self, step: Step<'_>) -> DeError {
         match step {
-            Step::Attr(name) => self.path.attr(name),
-            Step::Key(key) => self.path.key(key),
-            Step::Index(i) => self.path.index(i),
+            Step::Attr(name) => self.0.path.attr(name),
+            Step::Key(key) => self.0.path.key(key),
+            Step::Index(i) => self.0.path.index(i),
         }
         self
     }
 
     /// The value path, as `.ingress[2].from_port`; empty at the root.
     pub fn path(&self) -> &str {
-        self.path.render()
+        self.0.path.render()
     }
 
     /// What was wrong.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 }
 
 impl fmt::Display for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::path::fmt_at(f, self.path(), None, &self.message)
+        crate::path::fmt_at(f, self.path(), None, &self.0.message)
     }
 }
 
@@ -197,6 +203,27 @@ impl<'de> TypedDeserializer<'de> {
         }
     }
 
+    /// `deserialize_any` of a value that holds no other (`known` already applied).
+    #[inline(never)]
+    fn scalar_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        match self.value {
+            Value::Bool(b) => visitor.visit_bool(b),
+            Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Decimal(_) => {
+                match self.value.as_number().map(Num::of) {
+                    Some(Num::I64(i)) => visitor.visit_i64(i),
+                    Some(Num::U64(u)) => visitor.visit_u64(u),
+                    Some(Num::F64(f) | Num::Infinite(f)) => visitor.visit_f64(f),
+                    Some(Num::Text(Cow::Borrowed(t))) => visitor.visit_borrowed_str(t),
+                    Some(Num::Text(Cow::Owned(t))) => visitor.visit_string(t),
+                    None => visitor.visit_unit(),
+                }
+            }
+            Value::String(s) => visitor.visit_borrowed_str(s),
+            // Null (and, not reached, the containers `deserialize_any` takes).
+            _ => visitor.visit_unit(),
+        }
+    }
+
     fn invalid_type<V: Visitor<'de>>(&self, visitor: &V) -> DeError {
         let unexpected = match self.value {
             Value::Null => Unexpected::Other("null"),
@@ -271,10 +298,16 @@ impl<'de> TypedDeserializer<'de> {
         let out = visitor.visit_seq(&mut access)?;
         match access.elems.len() {
             0 => Ok(out),
-            left => Err(de::Error::invalid_length(
-                elems.len(),
-                &format!("{} elements", elems.len().saturating_sub(left)).as_str(),
-            )),
+            left => Err(elements_left(elems.len(), left)),
+        }
+    }
+
+    /// `deserialize_any` of a map or an object (`known` already applied).
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn map_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        match self.map_access()? {
+            Some(mut map) => visitor.visit_map(&mut map),
+            None => Err(self.invalid_type(&visitor)),
         }
     }
 
@@ -296,6 +329,16 @@ impl<'de> TypedDeserializer<'de> {
     }
 }
 
+/// A sequence of `len` elements whose visitor left `left` of them unread.
+#[cold]
+#[inline(never)]
+fn elements_left(len: usize, left: usize) -> DeError {
+    de::Error::invalid_length(
+        len,
+        &format!("{} elements", len.saturating_sub(left)).as_str(),
+    )
+}
+
 /// Integer methods: the number checked against the type's range.
 macro_rules! integers {
     ($($method:ident $visit:ident $ty:ident;)*) => {$(
@@ -310,26 +353,13 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de> {
     type Error = DeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        // Scalars in a function of their own: a debug build's frame on the recursion stays
+        // small (values nest up to `MAX_VALUE_DEPTH` levels).
         let this = self.known()?;
         match this.value {
-            Value::Null => visitor.visit_unit(),
-            Value::Bool(b) => visitor.visit_bool(b),
-            Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Decimal(_) => {
-                match this.value.as_number().map(Num::of) {
-                    Some(Num::I64(i)) => visitor.visit_i64(i),
-                    Some(Num::U64(u)) => visitor.visit_u64(u),
-                    Some(Num::F64(f) | Num::Infinite(f)) => visitor.visit_f64(f),
-                    Some(Num::Text(Cow::Borrowed(t))) => visitor.visit_borrowed_str(t),
-                    Some(Num::Text(Cow::Owned(t))) => visitor.visit_string(t),
-                    None => visitor.visit_unit(),
-                }
-            }
-            Value::String(s) => visitor.visit_borrowed_str(s),
             Value::List(e) | Value::Set(e) | Value::Tuple(e) => this.seq(e, visitor),
-            _ => match this.map_access()? {
-                Some(mut map) => visitor.visit_map(&mut map),
-                None => Err(this.invalid_type(&visitor)),
-            },
+            Value::Map(_) | Value::Object(_) => this.map_any(visitor),
+            _ => this.scalar_any(visitor),
         }
     }
 

@@ -10,7 +10,7 @@ use ::serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use super::{attr_names, map_entries, render_path, too_deep, Link, Num, Step, MAX_VALUE_DEPTH};
 use crate::program::Program;
-use crate::value::{Typed, Value};
+use crate::value::{Object, Typed, Value};
 
 /// What serializing does with the values serde has no form for.
 ///
@@ -203,13 +203,37 @@ impl<'a, 'p> Node<'a, 'p> {
 }
 
 impl Serialize for Node<'_, '_> {
+    /// Each kind in a function of its own, so that a debug build's frame on the recursion
+    /// holds one kind's locals (values nest up to `MAX_VALUE_DEPTH` levels).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if self.depth >= MAX_VALUE_DEPTH as usize && self.value.nests() {
             return Err(self.error(too_deep()));
         }
-        let program = self.program;
         match self.value {
-            Value::Null => serializer.serialize_none(),
+            Value::List(elems) | Value::Set(elems) | Value::Tuple(elems) => {
+                self.seq(elems, serializer)
+            }
+            Value::Map(entries) => self.map(entries, serializer),
+            Value::Object(object) => self.object(object, serializer),
+            // Looked through: the concrete value, at the same path (one level deeper, so that
+            // a chain of wrappers built by hand is bounded too).
+            Value::Dynamic(d) => Node {
+                program: d.program,
+                value: d.value,
+                options: self.options,
+                link: self.link,
+                depth: self.depth.saturating_add(1),
+            }
+            .serialize(serializer),
+            _ => self.leaf(serializer),
+        }
+    }
+}
+
+impl<'a> Node<'a, '_> {
+    #[inline(never)]
+    fn leaf<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.value {
             Value::Unknown(_) => match self.options.unknown {
                 UnknownAs::Null => serializer.serialize_none(),
                 UnknownAs::Error => {
@@ -224,51 +248,53 @@ impl Serialize for Node<'_, '_> {
                     None => serializer.serialize_none(),
                 }
             }
-            Value::List(elems) | Value::Set(elems) | Value::Tuple(elems) => {
-                let mut seq = serializer.serialize_seq(Some(elems.len()))?;
-                for (i, v) in elems.iter().enumerate() {
-                    let link = Link {
-                        step: Step::Index(i),
-                        parent: self.link,
-                    };
-                    seq.serialize_element(&self.child(program, *v, &link))?;
-                }
-                seq.end()
-            }
-            Value::Map(entries) => {
-                let entries = map_entries(entries);
-                let mut map = serializer.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries.iter() {
-                    let link = Link {
-                        step: Step::Key(k),
-                        parent: self.link,
-                    };
-                    map.serialize_entry(k, &self.child(program, *v, &link))?;
-                }
-                map.end()
-            }
-            Value::Object(object) => {
-                let names = attr_names(program, &object).map_err(|m| self.error(m))?;
-                let mut map = serializer.serialize_map(Some(names.len()))?;
-                for (name, v) in names.iter().zip(object.attrs()) {
-                    let link = Link {
-                        step: Step::Attr(name),
-                        parent: self.link,
-                    };
-                    map.serialize_entry(&**name, &self.child(program, *v, &link))?;
-                }
-                map.end()
-            }
-            // Looked through: the concrete value, at the same path (one level deeper, so that
-            // a chain of wrappers built by hand is bounded too).
-            Value::Dynamic(d) => Node {
-                program: d.program,
-                value: d.value,
-                options: self.options,
-                link: self.link,
-                depth: self.depth.saturating_add(1),
-            }
-            .serialize(serializer),
+            // Null, and (not reached: `serialize` takes them) containers and wrappers.
+            _ => serializer.serialize_none(),
         }
+    }
+
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn seq<S: Serializer>(&self, elems: &'a [Value<'a>], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(elems.len()))?;
+        for (i, v) in elems.iter().enumerate() {
+            let link = Link {
+                step: Step::Index(i),
+                parent: self.link,
+            };
+            seq.serialize_element(&self.child(self.program, *v, &link))?;
+        }
+        seq.end()
+    }
+
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn map<S: Serializer>(
+        &self,
+        entries: &'a [(&'a str, Value<'a>)],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let entries = map_entries(entries);
+        let mut map = serializer.serialize_map(Some(entries.len()))?;
+        for (k, v) in entries.iter() {
+            let link = Link {
+                step: Step::Key(k),
+                parent: self.link,
+            };
+            map.serialize_entry(k, &self.child(self.program, *v, &link))?;
+        }
+        map.end()
+    }
+
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn object<S: Serializer>(&self, object: Object<'a>, serializer: S) -> Result<S::Ok, S::Error> {
+        let names = attr_names(self.program, &object).map_err(|m| self.error(m))?;
+        let mut map = serializer.serialize_map(Some(names.len()))?;
+        for (name, v) in names.iter().zip(object.attrs()) {
+            let link = Link {
+                step: Step::Attr(name),
+                parent: self.link,
+            };
+            map.serialize_entry(&**name, &self.child(self.program, *v, &link))?;
+        }
+        map.end()
     }
 }
