@@ -117,7 +117,7 @@ struct Inner {
 /// let err = program.decode_msgpack(&[0x92, 0x01, 0xc3], &bump).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::TypeMismatch);
 /// assert_eq!(err.path(), "[1]");
-/// assert_eq!(err.offset(), 2);
+/// assert_eq!(err.offset(), Some(2));
 /// assert_eq!(err.to_string(), "at [1] (byte 2): expected number, found msgpack true");
 /// ```
 pub struct DecodeError(Box<Inner>);
@@ -144,8 +144,14 @@ impl DecodeError {
         self.0.kind.category()
     }
 
-    /// Byte offset in the input where the offending item starts.
-    pub fn offset(&self) -> usize {
+    /// Byte offset in the input where the offending item starts: always `Some` for a decode
+    /// error (an `Option` as on every tfwire error, some of which have no input offset).
+    pub fn offset(&self) -> Option<usize> {
+        Some(self.0.offset)
+    }
+
+    /// [`offset`](Self::offset) without the `Option`.
+    pub(crate) fn byte(&self) -> usize {
         self.0.offset
     }
 
@@ -189,26 +195,107 @@ impl fmt::Debug for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// A malformed schema, schema document or type JSON.
+/// A malformed schema, schema document or type JSON. Displays as every tfwire error does:
+/// `at PATH (byte N): MESSAGE`, where the path names the place in the schema document as a
+/// chain of steps (`provider "registry.terraform.io/hashicorp/aws", resource "aws_instance",
+/// attribute "ami"`; left out for the document as a whole) and the byte is the offset of a
+/// JSON syntax error in the text.
+///
+/// ```
+/// use tfwire::Program;
+///
+/// let err = Program::from_type_json(r#"["list", "string""#).unwrap_err();
+/// assert_eq!(err.path(), "");
+/// assert_eq!(err.offset(), Some(17)); // the end: the list is not closed
+/// assert!(err.message().starts_with("invalid type JSON: EOF while parsing a list"));
+///
+/// let err = Program::from_schema_json(r#"{"attributes": {"ami": {"type": 3}}}"#).unwrap_err();
+/// assert_eq!(err.path(), r#"attribute "ami""#);
+/// assert_eq!(err.offset(), None);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SchemaError(Box<str>);
+pub struct SchemaError(Box<SchemaErrorInner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct SchemaErrorInner {
+    path: String,
+    offset: Option<usize>,
+    message: String,
+}
 
 impl SchemaError {
+    /// An error about the whole document (or type), without an offset.
     #[cold]
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        SchemaError(message.into().into_boxed_str())
+        SchemaError::at(String::new(), None, message)
     }
 
-    /// The message.
+    /// An error at `path` in the document and, for a syntax error, byte `offset`.
+    #[cold]
+    pub(crate) fn at(path: String, offset: Option<usize>, message: impl Into<String>) -> Self {
+        SchemaError(Box::new(SchemaErrorInner {
+            path,
+            offset,
+            message: message.into(),
+        }))
+    }
+
+    /// A JSON syntax error of serde_json's in `text`, its message after `what`.
+    #[cold]
+    pub(crate) fn json(text: &[u8], what: &str, e: &serde_json::Error) -> Self {
+        let (offset, message) = json_error_parts(text, e);
+        SchemaError::at(String::new(), offset, format!("{what}: {message}"))
+    }
+
+    /// Where in the schema document: steps such as `resource "aws_instance", attribute
+    /// "ami"`; empty for the document (or type) as a whole.
+    pub fn path(&self) -> &str {
+        &self.0.path
+    }
+
+    /// The byte offset of a JSON syntax error in the text; `None` for other errors.
+    pub fn offset(&self) -> Option<usize> {
+        self.0.offset
+    }
+
+    /// What was wrong.
     pub fn message(&self) -> &str {
-        &self.0
+        &self.0.message
     }
 }
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        crate::path::fmt_in_document(f, &self.0.path, self.0.offset, &self.0.message)
     }
+}
+
+/// A serde_json error's byte offset in `text` (from its 1-based line and column, or the end
+/// of the text for an unexpected end; `None` when it has none) and its message without the ` at line L column C` that serde_json appends.
+pub(crate) fn json_error_parts(text: &[u8], e: &serde_json::Error) -> (Option<usize>, String) {
+    let full = e.to_string();
+    if e.line() == 0 {
+        return (None, full);
+    }
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+    if e.is_eof() {
+        return (Some(text.len()), message);
+    }
+    // The start of line `e.line()`, then its column (bytes, 1-based), kept inside the text.
+    let line_start = match e.line() {
+        1 => 0,
+        n => text
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .nth(n.saturating_sub(2))
+            .map_or(text.len(), |(i, _)| i.saturating_add(1)),
+    };
+    let offset = line_start
+        .saturating_add(e.column().saturating_sub(1))
+        .min(text.len());
+    (Some(offset), message)
 }
 
 impl std::error::Error for SchemaError {}

@@ -46,7 +46,7 @@
 //! // Errors carry the value path and the byte offset.
 //! let err = program.decode_msgpack(&input[..23], &bump).unwrap_err();
 //! assert_eq!(err.path(), ".ingress[0].from_port");
-//! assert_eq!(err.offset(), 21);
+//! assert_eq!(err.offset(), Some(21));
 //! ```
 //!
 //! # serde

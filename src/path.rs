@@ -45,7 +45,7 @@ fn is_identifier(name: &str) -> bool {
 }
 
 /// The error shape every error type displays: `at PATH (byte N): MESSAGE`, without the byte
-/// where there is no input offset, and `(root)` for an empty path.
+/// where there is no input offset, and `(root)` for an empty value path.
 pub(crate) fn fmt_at(
     f: &mut std::fmt::Formatter<'_>,
     path: &str,
@@ -53,9 +53,32 @@ pub(crate) fn fmt_at(
     message: &str,
 ) -> std::fmt::Result {
     let path = if path.is_empty() { "(root)" } else { path };
-    match offset {
-        Some(n) => write!(f, "at {path} (byte {n}): {message}"),
-        None => write!(f, "at {path}: {message}"),
+    fmt_located(f, Some(path), offset, message)
+}
+
+/// The same shape for an error about a document (a schema, a state file), whose empty path
+/// is the document as a whole rather than a place in it: `at PATH (byte N): MESSAGE`,
+/// `at byte N: MESSAGE`, or the message alone when neither is known.
+pub(crate) fn fmt_in_document(
+    f: &mut std::fmt::Formatter<'_>,
+    path: &str,
+    offset: Option<usize>,
+    message: &str,
+) -> std::fmt::Result {
+    fmt_located(f, (!path.is_empty()).then_some(path), offset, message)
+}
+
+fn fmt_located(
+    f: &mut std::fmt::Formatter<'_>,
+    path: Option<&str>,
+    offset: Option<usize>,
+    message: &str,
+) -> std::fmt::Result {
+    match (path, offset) {
+        (Some(path), Some(n)) => write!(f, "at {path} (byte {n}): {message}"),
+        (Some(path), None) => write!(f, "at {path}: {message}"),
+        (None, Some(n)) => write!(f, "at byte {n}: {message}"),
+        (None, None) => f.write_str(message),
     }
 }
 

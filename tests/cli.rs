@@ -71,14 +71,14 @@ fn decode_reads_stdin_and_type_from_a_file() {
     );
     assert_eq!(
         text(&out.stderr),
-        "tfwire: tests/data/example/README.md: invalid type JSON: expected value at line 1 column 1\n"
+        "tfwire: tests/data/example/README.md: at byte 0: invalid type JSON: expected value\n"
     );
     // Inline, it is the command line that is wrong.
     let out = tfwire(&["decode", "--type", "bogus"], Some(&[0xc0]));
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
-        "tfwire: --type: invalid type JSON: expected value at line 1 column 1\n"
+        "tfwire: --type: at byte 0: invalid type JSON: expected value\n"
     );
 }
 
@@ -231,7 +231,7 @@ fn unreadable_or_bad_files_exit_1() {
         ),
         (
             vec!["type", "--schema", "tests/data/example/README.md"],
-            "tfwire: tests/data/example/README.md: schema is not valid JSON: expected value at line 1 column 1\n",
+            "tfwire: tests/data/example/README.md: at byte 0: schema is not valid JSON: expected value\n",
         ),
         (
             vec!["type", "--schema", toy],

@@ -135,8 +135,8 @@ fn a_truncated_state_file() {
         assert_eq!(
             stderr(&out),
             format!(
-                "tfwire: {cut}: resources[0].instances[1].attributes: invalid JSON at byte 700: \
-                 unexpected end of input\n\
+                "tfwire: {cut}: at .resources[0].instances[1].attributes (byte 700): \
+                 invalid JSON: unexpected end of input\n\
                  tfwire: instances=1 ok=1 errors=0 no_schema=0 bytes=92 seconds=S\n\
                  tfwire: 1 state file could not be read\n"
             )
@@ -154,8 +154,8 @@ fn a_truncated_state_file() {
     assert_eq!(
         stderr(&out),
         format!(
-            "tfwire: {cut}: resources[0].instances[1].attributes: invalid JSON at byte 700: \
-             unexpected end of input\n\
+            "tfwire: {cut}: at .resources[0].instances[1].attributes (byte 700): \
+             invalid JSON: unexpected end of input\n\
              tfwire: instances=8 ok=4 errors=2 no_schema=2 bytes=412 seconds=S\n\
              tfwire: 2 of 8 instances failed to decode\n\
              tfwire: 1 state file could not be read\n"

@@ -21,7 +21,7 @@ fn table(rows: &[Row<'_>]) {
     for &(ty, input, kind, offset, path, message) in rows {
         let e = json_err(ty, input);
         assert_eq!(
-            (e.kind(), e.offset(), e.path(), e.message()),
+            (e.kind(), e.offset().unwrap(), e.path(), e.message()),
             (kind, offset, path, message),
             "{ty} {input:?}: {e}"
         );

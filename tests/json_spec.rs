@@ -910,7 +910,7 @@ fn block_item_counts_when_checked() {
         .decode_json_with(br#"{"rule":[]}"#, &bump, &checked)
         .unwrap_err();
     assert_eq!(
-        (e.kind(), e.path(), e.offset()),
+        (e.kind(), e.path(), e.offset().unwrap()),
         (ErrorKind::ItemCount, ".rule", 8)
     );
     assert_eq!(e.message(), "at least 1 blocks are required (0 given)");
@@ -919,7 +919,7 @@ fn block_item_counts_when_checked() {
         .decode_json_with(three.as_bytes(), &bump, &checked)
         .unwrap_err();
     assert_eq!(
-        (e.kind(), e.path(), e.offset()),
+        (e.kind(), e.path(), e.offset().unwrap()),
         (ErrorKind::ItemCount, ".rule", 8)
     );
     assert_eq!(e.message(), "at most 2 blocks are allowed (3 given)");

@@ -429,7 +429,7 @@ fn type_mismatch_paths_through_tuples_sets_and_dynamic_values() {
     let at = head.len();
     let e = err(r#"["list","dynamic"]"#, &head.s("x").done());
     assert_eq!(e.kind(), ErrorKind::InvalidNumber);
-    assert_eq!((e.offset(), e.path()), (at, "[1][1]"));
+    assert_eq!((e.offset().unwrap(), e.path()), (at, "[1][1]"));
 
     // Everything at once.
     let ty = r#"["object",{"a b":["map",["list",["tuple",["string","dynamic"]]]]}]"#;

@@ -129,7 +129,7 @@ fn elements_of_different_read_through_types_are_an_error() {
     let input = wrapper("[\"list\",[\"list\",\"dynamic\"]]", &array(&[a, b]));
     let e = decode(&input).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InconsistentTypes);
-    assert_eq!(e.offset(), 0);
+    assert_eq!(e.offset().unwrap(), 0);
     assert_eq!(
         e.to_string(),
         r#"at (root) (byte 0): elements have different types: ["list","bool"] and ["list","string"]"#

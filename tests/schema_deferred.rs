@@ -250,8 +250,8 @@ fn a_malformed_schema_fails_its_instances_on_first_use() {
     assert_eq!(
         outcomes(&only_bad, &state)[0],
         "r.x: error 0 registry.terraform.io/hashicorp/a Schema: at (root) (byte 0): the schema \
-         does not load: provider \"registry.terraform.io/hashicorp/a\": resource \"r\": version: \
-         expected an integer, found a string"
+         does not load: at provider \"registry.terraform.io/hashicorp/a\", resource \"r\": \
+         version: expected an integer, found a string"
     );
     assert_eq!(only_bad.compiled(), 0);
 }
@@ -305,11 +305,16 @@ fn tfwire_state_with_a_malformed_schema() {
     assert_eq!(
         lines[0]["error"],
         serde_json::json!({"path": "(root)", "offset": 0,
-            "message": format!("the schema does not load: {}", eager.message())})
+            "message": format!("the schema does not load: {eager}")})
     );
-    assert!(eager.message().starts_with(
-        r#"provider "registry.terraform.io/hashicorp/a": resource "bad": attribute "id": "#
-    ));
+    assert_eq!(
+        (eager.path(), eager.offset(), eager.message()),
+        (
+            r#"provider "registry.terraform.io/hashicorp/a", resource "bad", attribute "id""#,
+            None,
+            r#"invalid type "strang": invalid primitive type name "strang""#
+        )
+    );
     assert_eq!(lines[1]["address"], "good.g");
     assert_eq!(lines[1]["status"], "ok");
     assert_eq!(lines[1]["value"], serde_json::json!({"id": "y"}));

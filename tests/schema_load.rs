@@ -41,7 +41,7 @@ fn ty(json: &str) -> String {
 fn parse_err(json: &str) -> String {
     match SchemaSource::parse(json) {
         Ok(s) => panic!("parse {json} should fail, got {s:?}"),
-        Err(e) => e.message().to_string(),
+        Err(e) => e.to_string(),
     }
 }
 
@@ -408,15 +408,15 @@ fn malformed_inputs() {
     let cases: &[(&str, &str)] = &[
         (
             "",
-            "schema is not valid JSON: EOF while parsing a value at line 1 column 0",
+            "at byte 0: schema is not valid JSON: EOF while parsing a value",
         ),
         (
             "{",
-            "schema is not valid JSON: EOF while parsing an object at line 1 column 1",
+            "at byte 1: schema is not valid JSON: EOF while parsing an object",
         ),
         (
             "{} x",
-            "schema is not valid JSON: trailing characters at line 1 column 4",
+            "at byte 3: schema is not valid JSON: trailing characters",
         ),
         ("[]", "schema JSON must be an object, found an array"),
         ("null", "schema JSON must be an object, found null"),
@@ -442,67 +442,67 @@ fn malformed_inputs() {
         ),
         (
             r#"{"attributes":{"a":null}}"#,
-            r#"attribute "a": expected an object, found null"#,
+            r#"at attribute "a": expected an object, found null"#,
         ),
         (
             r#"{"attributes":{"a":{}}}"#,
-            r#"attribute "a": neither type nor nested_type is set"#,
+            r#"at attribute "a": neither type nor nested_type is set"#,
         ),
         (
             r#"{"attributes":{"a":{"type":"string","nested_type":{}}}}"#,
-            r#"attribute "a": both type and nested_type are set"#,
+            r#"at attribute "a": both type and nested_type are set"#,
         ),
         (
             r#"{"attributes":{"a":{"type":"str"}}}"#,
-            r#"attribute "a": invalid type "str": invalid primitive type name "str""#,
+            r#"at attribute "a": invalid type "str": invalid primitive type name "str""#,
         ),
         (
             r#"{"attributes":{"a":{"type":"string","required":"yes"}}}"#,
-            r#"attribute "a": required: expected a boolean, found a string"#,
+            r#"at attribute "a": required: expected a boolean, found a string"#,
         ),
         (
             r#"{"attributes":{"a":{"type":"string","computed":1}}}"#,
-            r#"attribute "a": computed: expected a boolean, found 1"#,
+            r#"at attribute "a": computed: expected a boolean, found 1"#,
         ),
         (
             r#"{"attributes":{"a":{"nested_type":[]}}}"#,
-            r#"attribute "a": nested_type: expected an object, found an array"#,
+            r#"at attribute "a": nested_type: expected an object, found an array"#,
         ),
         (
             r#"{"attributes":{"a":{"nested_type":{"nesting_mode":1}}}}"#,
-            r#"attribute "a": nested_type: nesting_mode: expected a string, found 1"#,
+            r#"at attribute "a", nested_type: nesting_mode: expected a string, found 1"#,
         ),
         (
             r#"{"attributes":{"a":{"nested_type":{"attributes":{"b":{"type":["list"]}}}}}}"#,
-            r#"attribute "a": nested_type: attribute "b": invalid type ["list"]: type description "list" lacks its argument"#,
+            r#"at attribute "a", nested_type, attribute "b": invalid type ["list"]: type description "list" lacks its argument"#,
         ),
         (
             r#"{"block_types":{"b":null}}"#,
-            r#"block type "b": expected an object, found null"#,
+            r#"at block type "b": expected an object, found null"#,
         ),
         (
             r#"{"attributes":{"a":{"type":"bool"}},"block_types":{"a":7}}"#,
-            r#"block type "a": expected an object, found 7"#,
+            r#"at block type "a": expected an object, found 7"#,
         ),
         (
             r#"{"block_types":{"b":{"nesting_mode":"list","block":[]}}}"#,
-            r#"block type "b": block: expected an object, found an array"#,
+            r#"at block type "b": block: expected an object, found an array"#,
         ),
         (
             r#"{"block_types":{"b":{"nesting_mode":true}}}"#,
-            r#"block type "b": nesting_mode: expected a string, found a boolean"#,
+            r#"at block type "b": nesting_mode: expected a string, found a boolean"#,
         ),
         (
             r#"{"block_types":{"b":{"nesting_mode":"list","min_items":-1}}}"#,
-            r#"block type "b": min_items: expected a non-negative integer, found -1"#,
+            r#"at block type "b": min_items: expected a non-negative integer, found -1"#,
         ),
         (
             r#"{"block_types":{"b":{"nesting_mode":"list","max_items":1.5}}}"#,
-            r#"block type "b": max_items: expected a non-negative integer, found 1.5"#,
+            r#"at block type "b": max_items: expected a non-negative integer, found 1.5"#,
         ),
         (
             r#"{"block_types":{"b":{"nesting_mode":"list","block":{"block_types":{"c":{"block":{"attributes":{"x":{}}}}}}}}}"#,
-            r#"block type "b": block type "c": attribute "x": neither type nor nested_type is set"#,
+            r#"at block type "b", block type "c", attribute "x": neither type nor nested_type is set"#,
         ),
         (
             r#"{"version":"1","block":{}}"#,
@@ -519,32 +519,32 @@ fn malformed_inputs() {
         ),
         (
             r#"{"provider_schemas":{"p":"x"}}"#,
-            r#"provider "p": expected an object, found a string"#,
+            r#"at provider "p": expected an object, found a string"#,
         ),
         (
             r#"{"provider_schemas":{"p":{"resource_schemas":[]}}}"#,
-            r#"provider "p": resource_schemas: expected an object, found an array"#,
+            r#"at provider "p": resource_schemas: expected an object, found an array"#,
         ),
         (
             r#"{"provider_schemas":{"p":{"data_source_schemas":{"d":[]}}}}"#,
-            r#"provider "p": data source "d": expected an object, found an array"#,
+            r#"at provider "p", data source "d": expected an object, found an array"#,
         ),
         (
             r#"{"provider_schemas":{"p":{"provider":true}}}"#,
-            r#"provider "p": provider: expected an object, found a boolean"#,
+            r#"at provider "p": provider: expected an object, found a boolean"#,
         ),
         (
             r#"{"provider_schemas":{"p":{"provider":{"block":{"attributes":{"x":{}}}}}}}"#,
-            r#"provider "p": provider config: attribute "x": neither type nor nested_type is set"#,
+            r#"at provider "p", provider config, attribute "x": neither type nor nested_type is set"#,
         ),
         (
             r#"{"provider_schemas":{"registry.terraform.io/hashicorp/aws":{"resource_schemas":{
                 "aws_instance":{"version":0,"block":{"attributes":{"tags":{"type":["lst","string"]}}}}}}}}"#,
-            r#"provider "registry.terraform.io/hashicorp/aws": resource "aws_instance": attribute "tags": invalid type ["lst","string"]: invalid complex type kind name "lst""#,
+            r#"at provider "registry.terraform.io/hashicorp/aws", resource "aws_instance", attribute "tags": invalid type ["lst","string"]: invalid complex type kind name "lst""#,
         ),
         (
             r#"{"provider_schemas":{"p":{"resource_schemas":{"r":{"version":-1.5}}}}}"#,
-            r#"provider "p": resource "r": version: expected an integer, found -1.5"#,
+            r#"at provider "p", resource "r": version: expected an integer, found -1.5"#,
         ),
     ];
     for (json, want) in cases {
@@ -581,9 +581,9 @@ fn nested_blocks_at_the_cap_and_past_it() {
         .unwrap()
         .join()
         .unwrap();
-    let path = r#"block type "b": "#.repeat(tfwire::MAX_SCHEMA_DEPTH + 1);
+    let path = vec![r#"block type "b""#; tfwire::MAX_SCHEMA_DEPTH + 1].join(", ");
     assert_eq!(
         result,
-        format!("{path}blocks and nested types nested deeper than 32 levels")
+        format!("at {path}: blocks and nested types nested deeper than 32 levels")
     );
 }

@@ -231,7 +231,19 @@ fn schema_set_candidates() {
 #[test]
 fn state_envelope_errors() {
     let msg = |text: &str| StateFile::parse(text).unwrap_err().to_string();
-    assert!(msg("{").starts_with("not a state file: invalid JSON"));
+    let e = StateFile::parse("{").unwrap_err();
+    assert_eq!(
+        (e.path(), e.offset(), e.message()),
+        (
+            "",
+            Some(1),
+            "not a state file: invalid JSON: EOF while parsing an object"
+        )
+    );
+    assert_eq!(
+        msg("{\n  \"version\": 4,\n  x"),
+        "at byte 20: not a state file: invalid JSON: key must be a string"
+    );
     assert_eq!(
         msg(r#"{"version":3}"#),
         "unsupported state format version 3 (only version 4 is supported)"
@@ -239,15 +251,18 @@ fn state_envelope_errors() {
     assert_eq!(msg(r#"{"serial":1}"#), r#"not a state file: no "version""#);
     let bad_mode =
         r#"{"version":4,"resources":[{"mode":"x","type":"t","name":"n","provider":"provider.a"}]}"#;
-    assert_eq!(msg(bad_mode), r#"resources[0]: invalid resource mode "x""#);
+    assert_eq!(
+        msg(bad_mode),
+        r#"at .resources[0]: invalid resource mode "x""#
+    );
     let bad_key = state("provider.a", r#"{"index_key":1.5,"attributes":{}}"#);
     assert_eq!(
         msg(&bad_key),
-        "resources[0].instances[0]: index_key: expected a string or an integer, found 1.5"
+        "at .resources[0].instances[0]: index_key: expected a string or an integer, found 1.5"
     );
     assert_eq!(
         msg(&state("aws", "")),
-        r#"resources[0]: invalid provider reference "aws""#
+        r#"at .resources[0]: invalid provider reference "aws""#
     );
     // Repeated keys: the last wins (Go's decoder); resources may be absent.
     let st = StateFile::parse(r#"{"version":4,"version":4,"terraform_version":"1.9.0"}"#).unwrap();
@@ -412,8 +427,8 @@ fn cli_exit_codes() {
     assert_eq!(
         stderr(&out),
         format!(
-            "tfwire: {not_json}: not a state file: invalid JSON at byte 13: unexpected end of input\n\
-             tfwire: {v3}: unsupported state format version 3 (only version 4 is supported)\n\
+            "tfwire: {not_json}: at byte 13: not a state file: invalid JSON: unexpected end of input\n\
+             tfwire: {v3}: at byte 11: unsupported state format version 3 (only version 4 is supported)\n\
              tfwire: {missing}: No such file or directory (os error 2)\n\
              tfwire: instances=0 ok=0 errors=0 no_schema=0 bytes=0 seconds=S\n\
              tfwire: 3 state files could not be read\n"

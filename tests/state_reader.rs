@@ -199,7 +199,7 @@ fn key_orders_other_than_terraforms() {
     );
     assert_eq!(
         both(&repeated).1.unwrap_err(),
-        r#"resources[0]: "name" repeated after "instances""#
+        r#"at .resources[0] (byte 166): "name" repeated after "instances""#
     );
     // `module` only after the instances: a root module agrees with the addresses they went
     // out with (as `StateFile::parse` reads it); a module does not (found by `state_chunks`).
@@ -214,7 +214,7 @@ fn key_orders_other_than_terraforms() {
         } else {
             assert_eq!(
                 got.unwrap_err(),
-                r#"resources[0]: "module" after "instances" (the instances were handed out without it)"#
+                r#"at .resources[0] (byte 204): "module" after "instances" (the instances were handed out without it)"#
             );
         }
     }
@@ -225,7 +225,7 @@ fn key_orders_other_than_terraforms() {
     );
     assert_eq!(
         both(&twice).1.unwrap_err(),
-        r#"resources[0]: "module" repeated after "instances""#
+        r#"at .resources[0] (byte 186): "module" repeated after "instances""#
     );
 }
 
@@ -260,28 +260,34 @@ fn envelope_errors() {
     let err = |text: &str| both(text).1.unwrap_err();
     assert_eq!(
         err("{"),
-        "not a state file: invalid JSON at byte 1: unexpected end of input"
+        "at byte 1: not a state file: invalid JSON: unexpected end of input"
     );
-    assert_eq!(err("[]"), "not a state file: expected a JSON object");
+    assert_eq!(
+        err("[]"),
+        "at byte 0: not a state file: expected a JSON object"
+    );
     assert_eq!(
         err(r#"{"version":3}"#),
-        "unsupported state format version 3 (only version 4 is supported)"
+        "at byte 11: unsupported state format version 3 (only version 4 is supported)"
     );
-    assert_eq!(err(r#"{"serial":1}"#), r#"not a state file: no "version""#);
+    assert_eq!(
+        err(r#"{"serial":1}"#),
+        r#"at byte 12: not a state file: no "version""#
+    );
     assert_eq!(
         err(r#"{"version":4} x"#),
-        "not a state file: invalid JSON at byte 14: bytes after the state's object"
+        "at byte 14: not a state file: invalid JSON: bytes after the state's object"
     );
     let resource = |body: &str| format!(r#"{{"version":4,"resources":[{body}]}}"#);
     assert_eq!(
         err(&resource(
             r#"{"mode":"x","type":"t","name":"n","provider":"provider.a"}"#
         )),
-        r#"resources[0]: invalid resource mode "x""#
+        r#"at .resources[0]: invalid resource mode "x""#
     );
     assert_eq!(
         err(&resource(r#"{"mode":"managed","type":"t","name":"n"}"#)),
-        "resources[0]: missing provider"
+        "at .resources[0]: missing provider"
     );
     let instance = |body: &str| {
         resource(&format!(
@@ -290,7 +296,7 @@ fn envelope_errors() {
     };
     assert_eq!(
         err(&instance(r#"{"index_key":1.5,"attributes":{}}"#)),
-        "resources[0].instances[0]: index_key: expected a string or an integer, found 1.5"
+        "at .resources[0].instances[0] (byte 168): index_key: expected a string or an integer, found 1.5"
     );
     // Attributes that are not JSON: an error for the file, at the file offset, naming where
     // in the state it is.
@@ -298,7 +304,7 @@ fn envelope_errors() {
     let at = bad.find(",}").unwrap() + 1;
     assert_eq!(
         err(&bad),
-        format!("resources[0].instances[0].attributes: invalid JSON at byte {at}: expected a string key, found '}}'")
+        format!("at .resources[0].instances[0].attributes (byte {at}): invalid JSON: expected a string key, found '}}'")
     );
     // Cut short in the attributes, in an instance, between instances, in a resource, between
     // resources: the place in the state and the offset.
@@ -312,21 +318,22 @@ fn envelope_errors() {
         cut(r#"{"id":"y"#),
         (
             217,
-            "resources[0].instances[1].attributes: invalid JSON at byte 215: unexpected end \
+            "at .resources[0].instances[1].attributes (byte 215): invalid JSON: unexpected end \
              of input in a string"
                 .into()
         )
     );
-    let eof =
-        |at: &str, end: usize| format!("{at}: invalid JSON at byte {end}: unexpected end of input");
+    let eof = |at: &str, end: usize| {
+        format!("at {at} (byte {end}): invalid JSON: unexpected end of input")
+    };
     for (text, at) in [
         (
             r#"{"id":"x"}},{"index_key":1,"#,
-            "resources[0].instances[1]",
+            ".resources[0].instances[1]",
         ),
-        (r#"{"id":"x"}},"#, "resources[0].instances"),
-        (r#""name":"a","#, "resources[0]"),
-        (r#""resources":["#, "resources"),
+        (r#"{"id":"x"}},"#, ".resources[0].instances"),
+        (r#""name":"a","#, ".resources[0]"),
+        (r#""resources":["#, ".resources"),
     ] {
         let (end, got) = cut(text);
         assert_eq!(got, eof(at, end), "{text}");
@@ -405,9 +412,15 @@ fn memory_is_bounded_by_the_largest_instance() {
     let e = StateReader::with_options(big.as_bytes(), bounded)
         .visit(&set, &DecodeOptions::default(), |_, _| {})
         .unwrap_err();
-    assert!(
-        e.to_string()
-            .ends_with("is larger than max_unit_bytes (4096)"),
+    // (The top level: the unit starts at the instance's `{`.)
+    let at = big.find(r#"{"index_key":0,"#).unwrap();
+    assert_eq!(
+        (e.path(), e.offset(), e.message()),
+        (
+            "",
+            Some(at),
+            "a part of the state larger than max_unit_bytes (4096)"
+        ),
         "{e}"
     );
 }
@@ -465,9 +478,13 @@ fn parallel_visit_equals_visit() {
         )
         .unwrap_err();
     assert_eq!(count, 30_000);
-    assert!(
-        e.to_string()
-            .starts_with("resources[0].instances[30000]: invalid JSON at byte"),
+    assert_eq!(
+        (e.path(), e.offset(), e.message()),
+        (
+            ".resources[0].instances[30000]",
+            Some(cut.find(",,").unwrap() + 1),
+            "invalid JSON: expected a string key, found ','"
+        ),
         "{e}"
     );
 }

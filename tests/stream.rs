@@ -106,7 +106,7 @@ fn check_case(dir: &Path, id: u64) -> Result<(), String> {
     want.push(format!(
         "1 error value 1: at {} (byte {}): {}",
         bad_err.display_path(),
-        bad_err.offset(),
+        bad_err.offset().unwrap(),
         bad_err.message()
     ));
     want.push(format!("2 ok {want_mp}"));
@@ -125,7 +125,7 @@ fn check_case(dir: &Path, id: u64) -> Result<(), String> {
                 format!(
                     "1 error value 1: at {} (byte {}): {}",
                     e.display_path(),
-                    e.offset(),
+                    e.offset().unwrap(),
                     e.message()
                 ),
                 format!("2 ok {want_json}"),
@@ -348,7 +348,7 @@ fn cli_decode_stream_from_a_chunked_pipe_equals_one_shot_decodes() {
                 Some(e) => format!(
                     "tfwire: value 1: at {} (byte {}): {}\ntfwire: 1 of 3 values failed\n",
                     e.display_path(),
-                    e.offset(),
+                    e.offset().unwrap(),
                     e.message()
                 ),
             };

@@ -80,6 +80,12 @@ impl BuildError {
     pub fn message(&self) -> &str {
         &self.0.message
     }
+
+    /// Always `None`: building reads Rust values, not bytes (present so that every tfwire
+    /// error has `path()` and `offset()` of the same types).
+    pub fn offset(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl fmt::Display for BuildError {

@@ -298,12 +298,9 @@ fn check(case: &Case) -> Result<usize, Failure> {
     let mut bump = Bump::new();
     let value = decode(case, &bump).map_err(|e| {
         Failure::BadInput(format!(
-            "{} {}: error at {} (byte {}): {}",
+            "{} {}: error {e}",
             case.workload,
             case.encoding.name(),
-            e.display_path(),
-            e.offset(),
-            e.message()
         ))
     })?;
     if let Some(expected) = &case.expected_dump {

@@ -15,9 +15,7 @@ use crate::cli::Failure;
 /// input is go-cty's encoding) or at all.
 pub(super) fn check<'a>(case: &'a Case, bump: &'a Bump, exact: bool) -> Result<Value<'a>, Failure> {
     let what = format!("{} {}", case.workload, case.encoding.name());
-    let value = decode(case, bump).map_err(|e| {
-        Failure::BadInput(format!("{what}: at {}: {}", e.display_path(), e.message()))
-    })?;
+    let value = decode(case, bump).map_err(|e| Failure::BadInput(format!("{what}: {e}")))?;
     let mut out = Vec::new();
     encode(case, value, &mut out).map_err(|e| Failure::BadInput(format!("{what}: {e}")))?;
     if exact && out != case.input {

@@ -344,14 +344,7 @@ fn decode_input<'a>(
         }
         Format::Auto => program.decode_msgpack_with(input, bump, options),
     }
-    .map_err(|e| {
-        Failure::BadInput(format!(
-            "error at {} (byte {}): {}",
-            e.display_path(),
-            e.offset(),
-            e.message()
-        ))
-    })
+    .map_err(|e| Failure::BadInput(format!("error {e}")))
 }
 
 fn transcode(args: TranscodeArgs) -> Result<(), Failure> {

@@ -442,8 +442,7 @@ fn text_lines(
             }
         }
         Outcome::Error(e, _) => {
-            let (path, offset, msg) = (e.display_path(), e.offset(), e.message());
-            let _ = writeln!(out, "error at {path} (byte {offset}): {msg}");
+            let _ = writeln!(out, "error {e}");
         }
         Outcome::NoSchema => out.push_str("no schema\n"),
         Outcome::Legacy => {
@@ -497,7 +496,8 @@ fn ndjson_line(
         Outcome::Error(e, _) => {
             out.push_str(",\"status\":\"error\",\"error\":{\"path\":");
             push_json_string(out, e.display_path());
-            let _ = write!(out, ",\"offset\":{},\"message\":", e.offset());
+            let offset = e.offset().unwrap_or_default();
+            let _ = write!(out, ",\"offset\":{offset},\"message\":");
             push_json_string(out, e.message());
             out.push('}');
         }

@@ -124,6 +124,12 @@ impl EncodeError {
     pub fn message(&self) -> &str {
         &self.0.message
     }
+
+    /// Always `None`: an encoder reads a value, not bytes (present so that every tfwire error has `path()` and
+    /// `offset()` of the same types).
+    pub fn offset(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl fmt::Display for EncodeError {

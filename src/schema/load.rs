@@ -133,7 +133,7 @@ impl SchemaSource {
     /// Parses any of the accepted forms (see the module docs).
     pub fn parse(text: &str) -> Result<SchemaSource, SchemaError> {
         let json: Json<'_> = serde_json::from_str(text)
-            .map_err(|e| SchemaError::new(format!("schema is not valid JSON: {e}")))?;
+            .map_err(|e| SchemaError::json(text.as_bytes(), "schema is not valid JSON", &e))?;
         let Json::Object(top) = &json else {
             return Err(SchemaError::new(format!(
                 "schema JSON must be an object, found {}",
@@ -408,17 +408,21 @@ impl<'a> Path<'a> {
 }
 
 impl fmt::Display for Path<'_> {
-    /// Writes `step: step: ` (each step followed by `: `); nothing at the root.
+    /// Writes the steps from the root, `label "name"` each, separated by `, `; nothing at
+    /// the root.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Some(parent) = self.parent else {
             return Ok(());
         };
-        write!(f, "{parent}{}", self.label)?;
+        if parent.parent.is_some() {
+            write!(f, "{parent}, ")?;
+        }
+        f.write_str(self.label)?;
         if let Some(name) = self.name {
             f.write_str(" ")?;
             super::write_json_string(f, name)?;
         }
-        f.write_str(": ")
+        Ok(())
     }
 }
 
@@ -441,12 +445,15 @@ fn expected(path: &Path<'_>, member: &str, what: &str, v: &Json) -> SchemaError 
     } else {
         format!("{member}: ")
     };
-    SchemaError::new(format!("{path}{member}expected {what}, found {}", found(v)))
+    error_at(
+        path,
+        format_args!("{member}expected {what}, found {}", found(v)),
+    )
 }
 
 #[cold]
 fn error_at(path: &Path<'_>, msg: impl fmt::Display) -> SchemaError {
-    SchemaError::new(format!("{path}{msg}"))
+    SchemaError::at(path.to_string(), None, msg.to_string())
 }
 
 /// `obj[key]` as an object; `None` when absent or null.
@@ -519,7 +526,7 @@ pub(crate) fn schema_in_document(
     name: Option<&str>,
 ) -> Result<Schema, SchemaError> {
     let json: Json<'_> = serde_json::from_str(text)
-        .map_err(|e| SchemaError::new(format!("schema is not valid JSON: {e}")))?;
+        .map_err(|e| SchemaError::json(text.as_bytes(), "schema is not valid JSON", &e))?;
     let root = &Path::ROOT;
     let at_provider = root.push("provider", Some(provider));
     let path = at_provider.push(label, name);

@@ -118,7 +118,7 @@ impl Type {
     /// Parses compact type JSON from bytes (they must be UTF-8 JSON).
     pub fn from_json_bytes(bytes: &[u8]) -> Result<Type, SchemaError> {
         let json: Json = serde_json::from_slice(bytes)
-            .map_err(|e| SchemaError::new(format!("invalid type JSON: {e}")))?;
+            .map_err(|e| SchemaError::json(bytes, "invalid type JSON", &e))?;
         Self::from_json_value(&json)
     }
 

@@ -67,6 +67,12 @@ impl DeError {
     pub fn message(&self) -> &str {
         &self.0.message
     }
+
+    /// Always `None`: serde reads a decoded value, not bytes (present so that every tfwire error has `path()` and
+    /// `offset()` of the same types).
+    pub fn offset(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl fmt::Display for DeError {

@@ -183,9 +183,11 @@ impl<'u> Unit<'u> {
         match walk.phase {
             Phase::Start => {
                 if c != b'{' {
-                    return Err(Stop::Fail(StateError(
-                        "not a state file: expected a JSON object".into(),
-                    )));
+                    return Err(self.fail(
+                        Ctx::State,
+                        i,
+                        "not a state file: expected a JSON object",
+                    ));
                 }
                 walk.phase = Phase::TopKey { first: true };
                 Ok(i + 1)
@@ -233,14 +235,14 @@ impl<'u> Unit<'u> {
                     }
                     let msg =
                         "\"module\" after \"instances\" (the instances were handed out without it)";
-                    return Err(Stop::Fail(err(ctx, msg)));
+                    return Err(self.fail(ctx, v, msg));
                 }
                 if matches!(
                     k,
                     "mode" | "type" | "name" | "provider" | "module" | "instances"
                 ) {
                     let msg = format!("{k:?} repeated after \"instances\"");
-                    return Err(Stop::Fail(err(ctx, msg)));
+                    return Err(self.fail(ctx, i, msg));
                 }
                 self.skip(v)
             }
@@ -281,9 +283,10 @@ impl<'u> Unit<'u> {
                     return Ok(end);
                 };
                 if version != "4" {
-                    return Err(Stop::Fail(StateError(format!(
+                    let msg = format!(
                         "unsupported state format version {version} (only version 4 is supported)"
-                    ))));
+                    );
+                    return Err(self.fail(Ctx::State, v, msg));
                 }
                 walk.version_seen = true;
                 Ok(end)
@@ -293,9 +296,11 @@ impl<'u> Unit<'u> {
                 walk.summary.terraform_version = s.map(str::to_string);
                 Ok(end)
             }
-            "resources" if walk.resources_seen => Err(Stop::Fail(StateError(
-                "state: \"resources\" repeated (its instances have been handed out)".into(),
-            ))),
+            "resources" if walk.resources_seen => Err(self.fail(
+                Ctx::State,
+                i,
+                "\"resources\" repeated (its instances have been handed out)",
+            )),
             "resources" => match self.buf.get(v) {
                 Some(b'[') => {
                     walk.resources_seen = true;
@@ -303,9 +308,7 @@ impl<'u> Unit<'u> {
                     Ok(v + 1)
                 }
                 Some(b'n') => self.literal(v, b"null"),
-                Some(_) => Err(Stop::Fail(StateError(
-                    "state: resources: expected an array".into(),
-                ))),
+                Some(_) => Err(self.fail(Ctx::Resources, v, "expected an array")),
                 None => Err(self.eof(v)),
             },
             _ => self.skip(v),
@@ -327,7 +330,7 @@ impl<'u> Unit<'u> {
         let ctx = Ctx::Resource(walk.resource_index);
         self.at.set(ctx);
         if self.buf.get(i) != Some(&b'{') {
-            return Err(Stop::Fail(err(ctx, "expected an object")));
+            return Err(self.fail(ctx, i, "expected an object"));
         }
         let mut keys = ResourceKeys::default();
         // Where the instances array of a resource read whole starts.
@@ -363,7 +366,7 @@ impl<'u> Unit<'u> {
                     }
                     if self.buf.get(v) != Some(&b'[') {
                         let msg = "instances: expected an array";
-                        return Err(Stop::Fail(err(ctx, msg)));
+                        return Err(self.fail(ctx, v, msg));
                     }
                     if keys.complete() && instances_at.is_none() {
                         self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
@@ -443,7 +446,7 @@ impl<'u> Unit<'u> {
         let provider = need(keys.provider, "provider")?;
         providers
             .set(resource, provider)
-            .map_err(|e| Stop::Fail(err(ctx, e)))?;
+            .map_err(|e| Stop::Fail(err(ctx, e.message())))?;
         resource.module = keys.module.filter(|m| !m.is_empty()).map(str::to_string);
         Ok(())
     }
@@ -462,7 +465,7 @@ impl<'u> Unit<'u> {
         let ctx = Ctx::Instance(walk.resource_index, walk.instance_index);
         self.at.set(ctx);
         if self.buf.get(i) != Some(&b'{') {
-            return Err(Stop::Fail(err(ctx, "expected an object")));
+            return Err(self.fail(ctx, i, "expected an object"));
         }
         bump.reset();
         let resource = &walk.resource;
@@ -505,7 +508,7 @@ impl<'u> Unit<'u> {
                         Some(Ok(n)) => n,
                         Some(Err(_)) => {
                             let msg = "schema_version: expected an unsigned integer";
-                            return Err(Stop::Fail(err(ctx, msg)));
+                            return Err(self.fail(ctx, v, msg));
                         }
                     };
                     end

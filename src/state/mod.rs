@@ -87,20 +87,70 @@ pub enum Mode {
     Data,
 }
 
-/// A malformed state file: not JSON, not format version 4, or a bad envelope field.
+/// A malformed state file: not JSON, not format version 4, or a bad envelope field. Displays
+/// as every tfwire error does: `at PATH (byte N): MESSAGE`, where the path is the place in the
+/// state document (`.resources[3].instances[0]`; left out for the top level) and the byte the
+/// file offset, when known.
+///
+/// ```
+/// use tfwire::state::StateFile;
+///
+/// let err = StateFile::parse(r#"{"version": 4, "resources": [{"mode": "managed"}]}"#).unwrap_err();
+/// assert_eq!(err.path(), ".resources[0]");
+/// assert_eq!(err.message(), "missing type");
+/// assert_eq!(err.to_string(), "at .resources[0]: missing type");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StateError(String);
+pub struct StateError(Box<StateErrorInner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct StateErrorInner {
+    path: String,
+    offset: Option<usize>,
+    message: String,
+}
 
 impl StateError {
-    /// The message.
+    /// An error at the top level of the state, without an offset.
+    #[cold]
+    pub(crate) fn new(message: impl fmt::Display) -> StateError {
+        StateError::at("", None, message)
+    }
+
+    /// An error at `path` in the state document and, when known, file offset `offset`.
+    #[cold]
+    pub(crate) fn at(
+        path: impl fmt::Display,
+        offset: Option<u64>,
+        message: impl fmt::Display,
+    ) -> StateError {
+        StateError(Box::new(StateErrorInner {
+            path: path.to_string(),
+            offset: offset.and_then(|o| usize::try_from(o).ok()),
+            message: message.to_string(),
+        }))
+    }
+
+    /// Where in the state document: `.resources[3].instances[0].attributes`; empty at the top
+    /// level.
+    pub fn path(&self) -> &str {
+        &self.0.path
+    }
+
+    /// The byte offset in the state file, when known.
+    pub fn offset(&self) -> Option<usize> {
+        self.0.offset
+    }
+
+    /// What was wrong.
     pub fn message(&self) -> &str {
-        &self.0
+        &self.0.message
     }
 }
 
 impl fmt::Display for StateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        crate::path::fmt_in_document(f, &self.0.path, self.0.offset, &self.0.message)
     }
 }
 
@@ -231,7 +281,7 @@ impl InstanceRef<'_, '_> {
 type Fields<'s> = HashMap<String, &'s RawValue>;
 
 fn err(ctx: &str, msg: impl fmt::Display) -> StateError {
-    StateError(format!("{ctx}: {msg}"))
+    StateError::at(ctx, None, msg)
 }
 
 /// `map[key]` read as T (String, u64, a JSON number or value, a list of raw values); `None`
@@ -244,30 +294,38 @@ fn field<'s, T>(
 ) -> Result<Option<T>, StateError> {
     match map.get(key) {
         None => Ok(None),
-        Some(raw) => parse(raw.get()).map_err(|e| err(ctx, format_args!("{key}: {e}"))),
+        Some(raw) => parse(raw.get()).map_err(|e| {
+            let (_, what) = crate::error::json_error_parts(raw.get().as_bytes(), &e);
+            err(ctx, format_args!("{key}: {what}"))
+        }),
     }
 }
 
 impl<'s> StateFile<'s> {
     /// Parses a state file (format version 4).
     pub fn parse(text: &'s str) -> Result<StateFile<'s>, StateError> {
-        let top: Fields<'s> = serde_json::from_str(text)
-            .map_err(|e| StateError(format!("not a state file: invalid JSON: {e}")))?;
-        let version: Option<serde_json::Number> =
-            field(&top, "version", "state", serde_json::from_str)?;
+        let top: Fields<'s> = serde_json::from_str(text).map_err(|e| {
+            let (offset, what) = crate::error::json_error_parts(text.as_bytes(), &e);
+            let offset = offset.map(|o| o as u64);
+            StateError::at(
+                "",
+                offset,
+                format_args!("not a state file: invalid JSON: {what}"),
+            )
+        })?;
+        let version: Option<serde_json::Number> = field(&top, "version", "", serde_json::from_str)?;
         match version {
             Some(v) if v.as_u64() == Some(4) => {}
             Some(v) => {
-                return Err(StateError(format!(
+                return Err(StateError::new(format_args!(
                     "unsupported state format version {v} (only version 4 is supported)"
                 )))
             }
-            None => return Err(StateError("not a state file: no \"version\"".into())),
+            None => return Err(StateError::new("not a state file: no \"version\"")),
         }
         let terraform_version: Option<String> =
-            field(&top, "terraform_version", "state", serde_json::from_str)?;
-        let list: Option<Vec<&'s RawValue>> =
-            field(&top, "resources", "state", serde_json::from_str)?;
+            field(&top, "terraform_version", "", serde_json::from_str)?;
+        let list: Option<Vec<&'s RawValue>> = field(&top, "resources", "", serde_json::from_str)?;
         let resources = list.unwrap_or_default().into_iter().enumerate();
         Ok(StateFile {
             terraform_version,
@@ -289,11 +347,14 @@ impl<'s> StateFile<'s> {
 }
 
 fn object<'s>(raw: &'s RawValue, ctx: &str) -> Result<Fields<'s>, StateError> {
-    serde_json::from_str(raw.get()).map_err(|e| err(ctx, format_args!("expected an object: {e}")))
+    serde_json::from_str(raw.get()).map_err(|e| {
+        let (_, what) = crate::error::json_error_parts(raw.get().as_bytes(), &e);
+        err(ctx, format_args!("expected an object: {what}"))
+    })
 }
 
 fn resource(raw: &RawValue, i: usize) -> Result<Resource<'_>, StateError> {
-    let ctx = &format!("resources[{i}]");
+    let ctx = &format!(".resources[{i}]");
     let map = object(raw, ctx)?;
     let need = |key: &str| -> Result<String, StateError> {
         field(&map, key, ctx, serde_json::from_str)?
@@ -305,7 +366,7 @@ fn resource(raw: &RawValue, i: usize) -> Result<Resource<'_>, StateError> {
         other => return Err(err(ctx, format_args!("invalid resource mode {other:?}"))),
     };
     let (type_name, name, provider) = (need("type")?, need("name")?, need("provider")?);
-    let provider_address = provider_address(&provider).map_err(|e| err(ctx, e))?;
+    let provider_address = provider_address(&provider).map_err(|e| err(ctx, e.message()))?;
     let module: Option<String> = field(&map, "module", ctx, serde_json::from_str)?;
     let list: Option<Vec<&RawValue>> = field(&map, "instances", ctx, serde_json::from_str)?;
     let instances = list.unwrap_or_default().into_iter().enumerate();
@@ -362,7 +423,7 @@ fn instance<'s>(raw: &'s RawValue, ctx: &str) -> Result<Instance<'s>, StateError
 /// );
 /// ```
 pub fn provider_address(reference: &str) -> Result<String, StateError> {
-    let bad = || StateError(format!("invalid provider reference {reference:?}"));
+    let bad = || StateError::new(format_args!("invalid provider reference {reference:?}"));
     let mut s = reference;
     while let Some(rest) = s.strip_prefix("module.") {
         let name_len = rest

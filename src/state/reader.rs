@@ -197,7 +197,12 @@ impl<R: Read> StateReader<R> {
             }
         }
         if !walk.version_seen {
-            return Err(StateError("not a state file: no \"version\"".into()));
+            let end = self.base + self.end as u64;
+            return Err(StateError::at(
+                "",
+                Some(end),
+                "not a state file: no \"version\"",
+            ));
         }
         walk.summary.bytes = self.base + self.end as u64;
         Ok(walk.summary)
@@ -212,10 +217,11 @@ impl<R: Read> StateReader<R> {
         (self.start, self.end) = (0, unit);
         let max = self.options.max_unit_bytes;
         if unit >= max {
-            return Err(StateError(format!(
-                "a part of the state at byte {} is larger than max_unit_bytes ({max})",
-                self.base
-            )));
+            return Err(StateError::at(
+                "",
+                Some(self.base),
+                format_args!("a part of the state larger than max_unit_bytes ({max})"),
+            ));
         }
         let read_size = self.options.read_size.max(1);
         if self.buf.len() < read_size {
@@ -237,7 +243,14 @@ impl<R: Read> StateReader<R> {
                 }
                 Ok(n) => self.end += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(StateError(format!("reading the state: {e}"))),
+                Err(e) => {
+                    let at = Some(self.base + self.end as u64);
+                    return Err(StateError::at(
+                        "",
+                        at,
+                        format_args!("reading the state: {e}"),
+                    ));
+                }
             }
         }
         Ok(())

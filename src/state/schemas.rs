@@ -190,7 +190,7 @@ impl SchemaSet {
     /// })?;
     /// assert_eq!(seen, [
     ///     "null_resource.a: ok",
-    ///     "null_bad.b: Schema the schema does not load: provider \"registry.terraform.io/hashicorp/null\": \
+    ///     "null_bad.b: Schema the schema does not load: at provider \"registry.terraform.io/hashicorp/null\", \
     ///      resource \"null_bad\": version: expected an integer, found a string",
     /// ]);
     /// assert_eq!(set.compiled(), 1);
@@ -318,7 +318,7 @@ impl SchemaSet {
             match decoded {
                 Ok(value) => return Outcome::Ok(value, m),
                 Err(e) => match &furthest {
-                    Some((f, _)) if f.offset() >= e.offset() => {}
+                    Some((f, _)) if f.byte() >= e.byte() => {}
                     _ => furthest = Some((e, m)),
                 },
             }
@@ -359,7 +359,7 @@ impl SchemaSet {
                         complete = true;
                     }
                     match &furthest {
-                        Some((f, _)) if f.offset() >= e.offset() => {}
+                        Some((f, _)) if f.byte() >= e.byte() => {}
                         _ => furthest = Some((e, m)),
                     }
                 }
@@ -407,7 +407,7 @@ impl SchemaSet {
 /// The decode error of a candidate whose schema does not load (at the attributes' start).
 #[cold]
 fn schema_failure(e: &SchemaError) -> DecodeError {
-    let message = format!("the schema does not load: {}", e.message());
+    let message = format!("the schema does not load: {e}");
     DecodeError::new(ErrorKind::Schema, 0, String::new(), message)
 }
 

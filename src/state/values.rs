@@ -24,10 +24,11 @@ impl<'u> Unit<'u> {
                 let text = String::from_utf8_lossy(text);
                 match text.parse::<i64>() {
                     Ok(n) => Ok((Some(IndexKey::Int(n)), end)),
-                    Err(_) => Err(Stop::Fail(err(
+                    Err(_) => Err(self.fail(
                         ctx,
+                        v,
                         format_args!("index_key: expected a string or an integer, found {text}"),
-                    ))),
+                    )),
                 }
             }
         }
@@ -69,10 +70,7 @@ impl<'u> Unit<'u> {
             }
             _ => {
                 self.skip(v)?;
-                Err(Stop::Fail(err(
-                    ctx,
-                    format_args!("{key}: expected a string"),
-                )))
+                Err(self.fail(ctx, v, format_args!("{key}: expected a string")))
             }
         }
     }
@@ -95,10 +93,7 @@ impl<'u> Unit<'u> {
             }
             _ => {
                 self.skip(v)?;
-                Err(Stop::Fail(err(
-                    ctx,
-                    format_args!("{key}: expected a number"),
-                )))
+                Err(self.fail(ctx, v, format_args!("{key}: expected a number")))
             }
         }
     }
@@ -137,24 +132,37 @@ impl<'u> Unit<'u> {
         self.json_error(0, e)
     }
 
-    /// A JSON error at offset `e.offset()` from `at` in the buffer.
+    /// A JSON error at offset `e.byte()` from `at` in the buffer.
     pub(super) fn json_error(&self, at: usize, e: &DecodeError) -> Stop {
         if self.more && e.kind() == ErrorKind::Eof {
             return Stop::More;
         }
-        Stop::Fail(self.syntax(at.saturating_add(e.offset()), e.message()))
+        Stop::Fail(self.syntax(at.saturating_add(e.byte()), e.message()))
     }
 
     /// Invalid JSON at `i` in the buffer: where in the state (the top level is "not a state
     /// file") and the file offset.
     #[cold]
     pub(super) fn syntax(&self, i: usize, what: &str) -> StateError {
-        let offset = self.base.saturating_add(i as u64);
-        let at = match self.at.get() {
-            Ctx::State => "not a state file".to_string(),
-            ctx => ctx.to_string(),
-        };
-        StateError(format!("{at}: invalid JSON at byte {offset}: {what}"))
+        let offset = Some(self.base.saturating_add(i as u64));
+        match self.at.get() {
+            Ctx::State => StateError::at(
+                "",
+                offset,
+                format_args!("not a state file: invalid JSON: {what}"),
+            ),
+            ctx => StateError::at(ctx, offset, format_args!("invalid JSON: {what}")),
+        }
+    }
+
+    /// A well-formed value at `i` in the buffer that is wrong where it is.
+    #[cold]
+    pub(super) fn fail(&self, ctx: Ctx, i: usize, msg: impl std::fmt::Display) -> Stop {
+        Stop::Fail(StateError::at(
+            ctx,
+            Some(self.base.saturating_add(i as u64)),
+            msg,
+        ))
     }
 
     /// The buffer ended at `i`.
@@ -184,18 +192,18 @@ pub(super) enum Ctx {
 impl std::fmt::Display for Ctx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Ctx::State => f.write_str("state"),
-            Ctx::Resources => f.write_str("resources"),
-            Ctx::Resource(r) => write!(f, "resources[{r}]"),
-            Ctx::Instances(r) => write!(f, "resources[{r}].instances"),
-            Ctx::Instance(r, i) => write!(f, "resources[{r}].instances[{i}]"),
-            Ctx::Attributes(r, i) => write!(f, "resources[{r}].instances[{i}].attributes"),
+            Ctx::State => Ok(()),
+            Ctx::Resources => f.write_str(".resources"),
+            Ctx::Resource(r) => write!(f, ".resources[{r}]"),
+            Ctx::Instances(r) => write!(f, ".resources[{r}].instances"),
+            Ctx::Instance(r, i) => write!(f, ".resources[{r}].instances[{i}]"),
+            Ctx::Attributes(r, i) => write!(f, ".resources[{r}].instances[{i}].attributes"),
         }
     }
 }
 
 pub(super) fn err(ctx: Ctx, msg: impl std::fmt::Display) -> StateError {
-    StateError(format!("{ctx}: {msg}"))
+    StateError::at(ctx, None, msg)
 }
 
 /// The attributes' JSON text, which the decode or the validating skip has just read whole.

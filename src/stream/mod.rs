@@ -128,6 +128,24 @@ impl StreamError {
     pub fn kind(&self) -> &StreamErrorKind {
         &self.kind
     }
+
+    /// The value path of a decode error (as [`DecodeError::path`]); empty otherwise.
+    pub fn path(&self) -> &str {
+        match &self.kind {
+            StreamErrorKind::Decode(e) => e.path(),
+            _ => "",
+        }
+    }
+
+    /// The byte offset in the value ([`index`](Self::index) names it) of a decode error or
+    /// of a reserved byte; `None` for the other kinds.
+    pub fn offset(&self) -> Option<usize> {
+        match &self.kind {
+            StreamErrorKind::Decode(e) => e.offset(),
+            StreamErrorKind::Invalid(at) => Some(*at),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for StreamError {

@@ -96,9 +96,9 @@ pub fn vm_decode(p: &Program, f: Format, input: &[u8], o: &DecodeOptions) -> Res
         }
         Err(e) => {
             assert!(
-                e.offset() <= input.len(),
+                e.offset().unwrap() <= input.len(),
                 "error offset {} past the input: {e}",
-                e.offset()
+                e.offset().unwrap()
             );
             Err(e.kind())
         }

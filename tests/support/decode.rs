@@ -107,7 +107,7 @@ pub fn json_err(ty: &str, input: &str) -> DecodeError {
 #[track_caller]
 pub fn assert_err(e: &DecodeError, kind: ErrorKind, offset: usize, path: &str, message: &str) {
     assert_eq!(
-        (e.kind(), e.offset(), e.path(), e.message()),
+        (e.kind(), e.offset().unwrap(), e.path(), e.message()),
         (kind, offset, path, message),
         "{e}"
     );

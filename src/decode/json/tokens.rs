@@ -133,10 +133,10 @@ mod tests {
         assert_eq!(key(b, 0, &bump).unwrap(), ("a\n", 8));
         assert_eq!(number(b, 9).unwrap(), ("12.5e1", 15));
         let e = literal(b, 17, b"true").unwrap_err();
-        assert_eq!((e.kind(), e.offset()), (ErrorKind::Eof, 17));
+        assert_eq!((e.kind(), e.byte()), (ErrorKind::Eof, 17));
         assert_eq!(skip(br#"[1,{"x":null}] "#, 0, &bump).unwrap(), 14);
         let e = skip(b"[1,}", 0, &bump).unwrap_err();
-        assert_eq!((e.kind(), e.offset()), (ErrorKind::Syntax, 3));
+        assert_eq!((e.kind(), e.byte()), (ErrorKind::Syntax, 3));
     }
 
     #[test]
