@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::located::Fault;
+
 /// What went wrong in a decode. Stable names; new kinds may be added.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -214,14 +216,7 @@ impl std::error::Error for DecodeError {}
 /// assert_eq!(err.offset(), None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SchemaError(Box<SchemaErrorInner>);
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct SchemaErrorInner {
-    path: String,
-    offset: Option<usize>,
-    message: String,
-}
+pub struct SchemaError(Box<Fault>);
 
 impl SchemaError {
     /// An error about the whole document (or type), without an offset.
@@ -233,11 +228,7 @@ impl SchemaError {
     /// An error at `path` in the document and, for a syntax error, byte `offset`.
     #[cold]
     pub(crate) fn at(path: String, offset: Option<usize>, message: impl Into<String>) -> Self {
-        SchemaError(Box::new(SchemaErrorInner {
-            path,
-            offset,
-            message: message.into(),
-        }))
+        SchemaError(Fault::in_document(path, offset, message))
     }
 
     /// A JSON syntax error of serde_json's in `text`, its message after `what`.
@@ -246,29 +237,14 @@ impl SchemaError {
         let (offset, message) = json_error_parts(text, e);
         SchemaError::at(String::new(), offset, format!("{what}: {message}"))
     }
-
-    /// Where in the schema document: steps such as `resource "aws_instance", attribute
-    /// "ami"`; empty for the document (or type) as a whole.
-    pub fn path(&self) -> &str {
-        &self.0.path
-    }
-
-    /// The byte offset of a JSON syntax error in the text; `None` for other errors.
-    pub fn offset(&self) -> Option<usize> {
-        self.0.offset
-    }
-
-    /// What was wrong.
-    pub fn message(&self) -> &str {
-        &self.0.message
-    }
 }
 
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::path::fmt_in_document(f, &self.0.path, self.0.offset, &self.0.message)
-    }
-}
+located_error!(
+    SchemaError,
+    path: "Where in the schema document: steps such as `resource \"aws_instance\", attribute \
+           \"ami\"`; empty for the document (or type) as a whole.",
+    offset: "The byte offset of a JSON syntax error in the text; `None` for other errors.",
+);
 
 /// A serde_json error's byte offset in `text` (from its 1-based line and column, or the end
 /// of the text for an unexpected end; `None` when it has none) and its message without the ` at line L column C` that serde_json appends.
@@ -297,5 +273,3 @@ pub(crate) fn json_error_parts(text: &[u8], e: &serde_json::Error) -> (Option<us
         .min(text.len());
     (Some(offset), message)
 }
-
-impl std::error::Error for SchemaError {}

@@ -118,6 +118,8 @@
 
 #[macro_use]
 mod setters;
+#[macro_use]
+mod located;
 
 pub mod build;
 mod bytes;

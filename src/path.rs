@@ -102,7 +102,7 @@ pub(crate) struct UnwoundPath {
 
 impl PartialEq for UnwoundPath {
     fn eq(&self, other: &Self) -> bool {
-        self.steps == other.steps
+        self.render() == other.render()
     }
 }
 
@@ -116,6 +116,14 @@ enum OwnedStep {
 }
 
 impl UnwoundPath {
+    /// A path given whole, already rendered (a place in a document); no steps are added to it.
+    pub(crate) fn fixed(rendered: String) -> UnwoundPath {
+        UnwoundPath {
+            steps: Vec::new(),
+            rendered: std::sync::OnceLock::from(rendered),
+        }
+    }
+
     /// The error is inside attribute `name` of an object.
     #[cold]
     pub(crate) fn attr(&mut self, name: &str) {

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::path::UnwoundPath;
+use crate::located::Fault;
 
 /// A value that cannot be built as asked: the position's path and what was wrong.
 ///
@@ -31,68 +31,43 @@ use crate::path::UnwoundPath;
 /// assert_eq!(err.to_string(), "at .ports[1]: expected a number, found a string");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
-pub struct BuildError(Box<Inner>);
-
-#[derive(Clone, PartialEq, Eq)]
-struct Inner {
-    path: UnwoundPath,
-    message: String,
-}
+pub struct BuildError(Box<Fault>);
 
 impl BuildError {
     /// An error at the current position.
     #[cold]
     pub(super) fn new(message: impl Into<String>) -> BuildError {
-        BuildError(Box::new(Inner {
-            path: UnwoundPath::default(),
-            message: message.into(),
-        }))
+        BuildError(Fault::in_value(message))
     }
 
     /// The error happened inside attribute `name`.
     #[cold]
     pub(super) fn in_attr(mut self, name: &str) -> BuildError {
-        self.0.path.attr(name);
+        self.0.attr(name);
         self
     }
 
     /// The error happened inside the map element under `key`.
     #[cold]
     pub(super) fn in_key(mut self, key: &str) -> BuildError {
-        self.0.path.key(key);
+        self.0.key(key);
         self
     }
 
     /// The error happened inside element `i` of a list, set or tuple.
     #[cold]
     pub(super) fn in_index(mut self, i: usize) -> BuildError {
-        self.0.path.index(i);
+        self.0.index(i);
         self
     }
-
-    /// The value path in Terraform's notation (`.ingress[2].cidr_blocks[0]`); empty at the
-    /// root.
-    pub fn path(&self) -> &str {
-        self.0.path.render()
-    }
-
-    /// What was wrong.
-    pub fn message(&self) -> &str {
-        &self.0.message
-    }
-
-    /// Always `None`: building reads Rust values, not bytes (present so that every tfwire
-    /// error has `path()` and `offset()` of the same types).
-    pub fn offset(&self) -> Option<usize> {
-        None
-    }
 }
 
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::path::fmt_at(f, self.path(), None, self.message())
-    }
-}
+located_error!(
+    BuildError,
+    path: "The value path in Terraform's notation (`.ingress[2].cidr_blocks[0]`); empty at the root.",
+    offset: "Always `None`: building reads Rust values, not bytes (present so that every \
+             tfwire error has `path()` and `offset()` of the same types).",
+);
 
 impl fmt::Debug for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -102,5 +77,3 @@ impl fmt::Debug for BuildError {
             .finish()
     }
 }
-
-impl std::error::Error for BuildError {}

@@ -11,7 +11,7 @@
 use super::number::{plain_decimal, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;
 use super::shortest::write_f64;
-use super::{EncodeError, MAX_VALUE_DEPTH};
+use super::{deeper, tuple_ops, EncodeError};
 use crate::json_escape::write_go_json_string;
 use crate::program::{Op, OpId, Program, Span};
 use crate::value::{Object, Value};
@@ -38,7 +38,7 @@ use crate::value::{Object, Value};
 #[derive(Default)]
 pub struct JsonEncoder {
     order: Vec<u32>,
-    /// Values open on the recursion: bounded by [`MAX_VALUE_DEPTH`].
+    /// Values open on the recursion: bounded by [`MAX_VALUE_DEPTH`](crate::MAX_VALUE_DEPTH).
     depth: usize,
 }
 
@@ -93,12 +93,9 @@ impl JsonEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        if self.depth >= MAX_VALUE_DEPTH as usize {
-            return Err(EncodeError::too_deep());
-        }
-        // (Below the cap just checked: cannot wrap; and back to where it was.)
-        self.depth = self.depth.wrapping_add(1);
+        self.depth = deeper(self.depth)?;
         let result = self.composite_at_depth(prog, op, code, v, out);
+        // (Back to where it was.)
         self.depth = self.depth.wrapping_sub(1);
         result
     }
@@ -162,15 +159,7 @@ impl JsonEncoder {
         e: &[Value<'_>],
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-        if ops.len() != e.len() {
-            let msg = format!(
-                "a tuple of {} elements for a type of {}",
-                e.len(),
-                ops.len()
-            );
-            return Err(EncodeError::new(msg));
-        }
+        let ops = tuple_ops(prog, elems, e.len())?;
         out.push(b'[');
         for (i, (o, x)) in ops.iter().zip(e).enumerate() {
             if i > 0 {

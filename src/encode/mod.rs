@@ -23,34 +23,23 @@ pub(crate) mod number;
 mod order;
 mod shortest;
 
-use std::fmt;
-
 pub use json::JsonEncoder;
 pub use msgpack::MsgpackEncoder;
 
 pub(crate) use crate::limits::MAX_VALUE_DEPTH;
-use crate::path::UnwoundPath;
-use crate::program::{Op, Program};
+use crate::located::Fault;
+use crate::program::{Op, OpId, Program, Span};
 use crate::value::Value;
 
 /// A value that cannot be written: what was wrong, and where (Terraform's path notation).
 /// One word (boxed), so that the encoders' results stay in a register.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EncodeError(Box<Inner>);
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Inner {
-    path: UnwoundPath,
-    message: String,
-}
+pub struct EncodeError(Box<Fault>);
 
 impl EncodeError {
     #[cold]
     pub(crate) fn new(message: String) -> EncodeError {
-        EncodeError(Box::new(Inner {
-            path: UnwoundPath::default(),
-            message,
-        }))
+        EncodeError(Fault::in_value(message))
     }
 
     /// A value that is not of the op's type.
@@ -99,46 +88,50 @@ impl EncodeError {
 
     #[cold]
     pub(crate) fn in_index(mut self, i: usize) -> EncodeError {
-        self.0.path.index(i);
+        self.0.index(i);
         self
     }
 
     #[cold]
     pub(crate) fn in_key(mut self, key: &str) -> EncodeError {
-        self.0.path.key(key);
+        self.0.key(key);
         self
     }
 
     #[cold]
     pub(crate) fn in_attr(mut self, name: &str) -> EncodeError {
-        self.0.path.attr(name);
+        self.0.attr(name);
         self
     }
-
-    /// The value path, as `.ingress[2].cidr_blocks[0]`; empty at the root.
-    pub fn path(&self) -> &str {
-        self.0.path.render()
-    }
-
-    /// What was wrong.
-    pub fn message(&self) -> &str {
-        &self.0.message
-    }
-
-    /// Always `None`: an encoder reads a value, not bytes (present so that every tfwire error has `path()` and
-    /// `offset()` of the same types).
-    pub fn offset(&self) -> Option<usize> {
-        None
-    }
 }
 
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::path::fmt_at(f, self.path(), None, &self.0.message)
+located_error!(
+    EncodeError,
+    path: "The value path, as `.ingress[2].cidr_blocks[0]`; empty at the root.",
+    offset: "Always `None`: an encoder reads a value, not bytes (present so that every tfwire \
+             error has `path()` and `offset()` of the same types).",
+);
+
+/// `depth` one level deeper, or the error for a value nested past [`MAX_VALUE_DEPTH`] (the
+/// encoders count containers and wrappers, as the decoders do).
+#[inline(always)]
+pub(crate) fn deeper(depth: usize) -> Result<usize, EncodeError> {
+    if depth >= MAX_VALUE_DEPTH as usize {
+        return Err(EncodeError::too_deep());
     }
+    // (Below the cap just checked: cannot wrap.)
+    Ok(depth.wrapping_add(1))
 }
 
-impl std::error::Error for EncodeError {}
+/// The ops of the elements of tuple type `elems`, which must be as many as the value's `len`.
+fn tuple_ops(prog: &Program, elems: Span, len: usize) -> Result<&[OpId], EncodeError> {
+    let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
+    if ops.len() != len {
+        let msg = format!("a tuple of {len} elements for a type of {}", ops.len());
+        return Err(EncodeError::new(msg));
+    }
+    Ok(ops)
+}
 
 impl Program {
     /// Appends the MessagePack encoding of `value` (a value of this program's type) to `out`,

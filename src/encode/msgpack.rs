@@ -14,7 +14,7 @@
 
 use super::number::{written, Written, MAX_PLAIN_DIGITS};
 use super::order::sorted_keys;
-use super::{EncodeError, MAX_VALUE_DEPTH};
+use super::{deeper, tuple_ops, EncodeError};
 use crate::number::Number;
 use crate::program::key::{write_msgpack_str, AttrEntry};
 use crate::program::{Op, OpId, Program, Span};
@@ -26,7 +26,7 @@ use crate::value::{Refinements, Value};
 #[derive(Default)]
 pub struct MsgpackEncoder {
     order: Vec<u32>,
-    /// Values open on the recursion: bounded by [`MAX_VALUE_DEPTH`], as decodes are.
+    /// Values open on the recursion: bounded by [`MAX_VALUE_DEPTH`](crate::MAX_VALUE_DEPTH), as decodes are.
     depth: usize,
 }
 
@@ -115,10 +115,7 @@ impl MsgpackEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        if self.depth >= MAX_VALUE_DEPTH as usize {
-            return Err(EncodeError::too_deep());
-        }
-        self.depth += 1;
+        self.depth = deeper(self.depth)?;
         let result = self.composite_at_depth(prog, code, v, out);
         self.depth -= 1;
         result
@@ -138,15 +135,7 @@ impl MsgpackEncoder {
             (Op::Number, Value::Float(f)) => number(&Number::Float(f), out)?,
             (Op::Number, Value::Decimal(t)) => number(&Number::Decimal(t), out)?,
             (Op::Tuple { elems }, Value::Tuple(e)) => {
-                let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-                if ops.len() != e.len() {
-                    let msg = format!(
-                        "a tuple of {} elements for a type of {}",
-                        e.len(),
-                        ops.len()
-                    );
-                    return Err(EncodeError::new(msg));
-                }
+                let ops = tuple_ops(prog, elems, e.len())?;
                 array_header(e.len(), out);
                 for (i, (o, x)) in ops.iter().zip(e).enumerate() {
                     self.value(prog, *o, &prog.op(*o), x, out)
@@ -199,10 +188,7 @@ impl MsgpackEncoder {
         if elems.is_empty() {
             return Ok(());
         }
-        if self.depth >= MAX_VALUE_DEPTH as usize {
-            return Err(EncodeError::too_deep());
-        }
-        self.depth += 1;
+        self.depth = deeper(self.depth)?;
         let elem_code = prog.op(elem);
         let mut result = Ok(());
         for (i, x) in elems.iter().enumerate() {
@@ -228,10 +214,7 @@ impl MsgpackEncoder {
         values: &[Value<'_>],
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        if self.depth >= MAX_VALUE_DEPTH as usize {
-            return Err(EncodeError::too_deep());
-        }
-        self.depth += 1;
+        self.depth = deeper(self.depth)?;
         let entries = prog.code.attrs.get(attrs.range()).unwrap_or_default();
         let result = self.attrs(prog, op, entries, values, out);
         self.depth -= 1;

@@ -8,7 +8,7 @@
 //! `de::Error::custom`) gains a path step at each container it passes on its way out, so it
 //! names where it happened: `at .ingress[2].from_port: MESSAGE`.
 
-use crate::path::UnwoundPath;
+use crate::located::Fault;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -31,57 +31,31 @@ use crate::value::{Typed, Value};
 /// [`EncodeError`](crate::EncodeError) does. One word (boxed), as `EncodeError` is, so that
 /// results stay small on the recursion.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeError(Box<DeErrorInner>);
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct DeErrorInner {
-    path: UnwoundPath,
-    message: String,
-}
+pub struct DeError(Box<Fault>);
 
 impl DeError {
     #[cold]
     pub(super) fn new(message: impl fmt::Display) -> DeError {
-        DeError(Box::new(DeErrorInner {
-            path: UnwoundPath::default(),
-            message: message.to_string(),
-        }))
+        DeError(Fault::in_value(message.to_string()))
     }
 
     #[cold]
     pub(super) fn at(mut self, step: Step<'_>) -> DeError {
         match step {
-            Step::Attr(name) => self.0.path.attr(name),
-            Step::Key(key) => self.0.path.key(key),
-            Step::Index(i) => self.0.path.index(i),
+            Step::Attr(name) => self.0.attr(name),
+            Step::Key(key) => self.0.key(key),
+            Step::Index(i) => self.0.index(i),
         }
         self
     }
-
-    /// The value path, as `.ingress[2].from_port`; empty at the root.
-    pub fn path(&self) -> &str {
-        self.0.path.render()
-    }
-
-    /// What was wrong.
-    pub fn message(&self) -> &str {
-        &self.0.message
-    }
-
-    /// Always `None`: serde reads a decoded value, not bytes (present so that every tfwire error has `path()` and
-    /// `offset()` of the same types).
-    pub fn offset(&self) -> Option<usize> {
-        None
-    }
 }
 
-impl fmt::Display for DeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::path::fmt_at(f, self.path(), None, &self.0.message)
-    }
-}
-
-impl std::error::Error for DeError {}
+located_error!(
+    DeError,
+    path: "The value path, as `.ingress[2].from_port`; empty at the root.",
+    offset: "Always `None`: serde reads a decoded value, not bytes (present so that every \
+             tfwire error has `path()` and `offset()` of the same types).",
+);
 
 impl de::Error for DeError {
     fn custom<T: fmt::Display>(msg: T) -> DeError {

@@ -2,9 +2,9 @@
 //!
 //! [`StateFile::parse`] reads the envelope with serde_json and keeps each instance's
 //! `attributes` as a borrowed [`RawValue`], so its bytes go straight to
-//! [`Program::decode_json`] (zero copy). A [`SchemaSet`] holds one or more
+//! [`Program::decode_json`](crate::Program::decode_json) (zero copy). A [`SchemaSet`] holds one or more
 //! providers-schema documents and compiles each (document, provider, mode, type) into a
-//! [`Program`] lazily, once, on first use: every instance of a type shares it. A document
+//! [`Program`](crate::Program) lazily, once, on first use: every instance of a type shares it. A document
 //! added with [`SchemaSet::add_json_deferred`] also has each schema parsed on first use.
 //!
 //! Rules:
@@ -73,6 +73,7 @@ mod values;
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 
+use crate::located::Fault;
 use serde_json::value::RawValue;
 
 pub use reader::{ReaderOptions, StateReader, Summary};
@@ -101,14 +102,7 @@ pub enum Mode {
 /// assert_eq!(err.to_string(), "at .resources[0]: missing type");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StateError(Box<StateErrorInner>);
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct StateErrorInner {
-    path: String,
-    offset: Option<usize>,
-    message: String,
-}
+pub struct StateError(Box<Fault>);
 
 impl StateError {
     /// An error at the top level of the state, without an offset.
@@ -124,37 +118,21 @@ impl StateError {
         offset: Option<u64>,
         message: impl fmt::Display,
     ) -> StateError {
-        StateError(Box::new(StateErrorInner {
-            path: path.to_string(),
-            offset: offset.and_then(|o| usize::try_from(o).ok()),
-            message: message.to_string(),
-        }))
-    }
-
-    /// Where in the state document: `.resources[3].instances[0].attributes`; empty at the top
-    /// level.
-    pub fn path(&self) -> &str {
-        &self.0.path
-    }
-
-    /// The byte offset in the state file, when known.
-    pub fn offset(&self) -> Option<usize> {
-        self.0.offset
-    }
-
-    /// What was wrong.
-    pub fn message(&self) -> &str {
-        &self.0.message
+        let offset = offset.and_then(|o| usize::try_from(o).ok());
+        StateError(Fault::in_document(
+            path.to_string(),
+            offset,
+            message.to_string(),
+        ))
     }
 }
 
-impl fmt::Display for StateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::path::fmt_in_document(f, &self.0.path, self.0.offset, &self.0.message)
-    }
-}
-
-impl std::error::Error for StateError {}
+located_error!(
+    StateError,
+    path: "Where in the state document: `.resources[3].instances[0].attributes`; empty at the \
+           top level.",
+    offset: "The byte offset in the state file, when known.",
+);
 
 /// A parsed v4 state file; instances borrow their attribute JSON from the text.
 #[derive(Clone, Debug)]

@@ -77,7 +77,7 @@ pub struct Summary {
     pub bytes: u64,
 }
 
-/// A state file read incrementally from an `io::Read` (see the [module docs](self)).
+/// A state file read incrementally from an `io::Read` (see the [module docs](crate::state)).
 ///
 /// ```
 /// use tfwire::state::{Outcome, SchemaSet, StateReader};
