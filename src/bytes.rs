@@ -2,9 +2,6 @@
 //! paths: which bytes of two blocks are equal, which bytes of a block are not ASCII. SSE2 on
 //! x86_64 (part of its baseline, so no run-time detection is needed), a portable loop
 //! elsewhere; tests check both against a naive oracle.
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
 
 /// Width of a block.
 pub(crate) const BLOCK: usize = 32;
@@ -146,13 +143,15 @@ pub(crate) fn digit_dot_masks(a: &[u8; BLOCK]) -> (u32, u32) {
         let mut digits = 0u32;
         let mut dots = 0u32;
         for half in 0..2 {
-            let x = _mm_loadu_si128(a.as_ptr().add(16 * half).cast::<__m128i>());
+            // (`half` is 0 or 1: the products and shifts below stay small.)
+            let shift = 16u32.wrapping_mul(half as u32);
+            let x = _mm_loadu_si128(a.as_ptr().add(shift as usize).cast::<__m128i>());
             let y = _mm_sub_epi8(x, zero);
             let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(y, nine), y);
             let d = _mm_movemask_epi8(is_digit) as u32 & 0xffff;
             let p = _mm_movemask_epi8(_mm_cmpeq_epi8(x, dot)) as u32 & 0xffff;
-            digits |= d << (16 * half);
-            dots |= p << (16 * half);
+            digits |= d << shift;
+            dots |= p << shift;
         }
         (digits, dots)
     }

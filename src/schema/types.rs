@@ -4,9 +4,6 @@
 //! `"string"`, `"dynamic"`; `["list",T]`, `["set",T]`, `["map",T]`, `["tuple",[T…]]`,
 //! `["object",{name:T…}]` and `["object",{…},["optional",…]]`. Printing follows
 //! `Type.MarshalJSON`: compact, attribute names sorted, the optional list only when non-empty.
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 use std::fmt;
 
@@ -98,7 +95,8 @@ impl ObjectType {
         self.attrs
             .binary_search_by(|(n, _)| n.as_str().cmp(name))
             .ok()
-            .map(|i| &self.attrs[i].1)
+            .and_then(|i| self.attrs.get(i))
+            .map(|(_, t)| t)
     }
 
     /// The same object without optional markers (Terraform's `WithoutOptionalAttributesDeep`
@@ -255,15 +253,15 @@ fn parse(json: &Json, depth: usize) -> Result<Type, SchemaError> {
                 return Err(err("unexpected extra data in type description"));
             }
             match kind.as_str() {
-                "list" => Ok(Type::List(Box::new(parse(arg, depth + 1)?))),
-                "set" => Ok(Type::Set(Box::new(parse(arg, depth + 1)?))),
-                "map" => Ok(Type::Map(Box::new(parse(arg, depth + 1)?))),
+                "list" => Ok(Type::List(Box::new(parse(arg, depth.saturating_add(1))?))),
+                "set" => Ok(Type::Set(Box::new(parse(arg, depth.saturating_add(1))?))),
+                "map" => Ok(Type::Map(Box::new(parse(arg, depth.saturating_add(1))?))),
                 "tuple" => match arg {
                     Json::Null => Ok(Type::Tuple(Vec::new())),
                     Json::Array(elems) => Ok(Type::Tuple(
                         elems
                             .iter()
-                            .map(|e| parse(e, depth + 1))
+                            .map(|e| parse(e, depth.saturating_add(1)))
                             .collect::<Result<_, _>>()?,
                     )),
                     _ => Err(err("tuple type requires an array of element types")),
@@ -273,7 +271,7 @@ fn parse(json: &Json, depth: usize) -> Result<Type, SchemaError> {
                         Json::Null => Vec::new(),
                         Json::Object(map) => map
                             .iter()
-                            .map(|(k, v)| Ok((k.clone(), parse(v, depth + 1)?)))
+                            .map(|(k, v)| Ok((k.clone(), parse(v, depth.saturating_add(1))?)))
                             .collect::<Result<Vec<_>, SchemaError>>()?,
                         _ => return Err(err("object type requires an object of attribute types")),
                     };

@@ -5,9 +5,6 @@
 //! while the walk fills the next batch, and the accumulators are handed to the caller's
 //! sink in file order. Memory: the batch being filled, one with the workers and their
 //! results, not the file.
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -134,8 +131,12 @@ impl<A> InOrder<A> {
         let per = n.div_ceil(jobs.max(1)).max(1);
         let batch = Arc::new(batch);
         for start in (0..n).step_by(per) {
-            let job = (self.sent, Arc::clone(&batch), start..(start + per).min(n));
-            self.sent += 1;
+            let job = (
+                self.sent,
+                Arc::clone(&batch),
+                start..start.saturating_add(per).min(n),
+            );
+            self.sent = self.sent.saturating_add(1);
             // (The workers outlive the walk: a send fails only if they all panicked, and
             // then `receive` passes the panic on.)
             let _ = work.send(job);
@@ -150,7 +151,7 @@ impl<A> InOrder<A> {
         in_flight: u64,
         sink: &mut S,
     ) {
-        while self.sent - self.next > in_flight {
+        while self.sent.saturating_sub(self.next) > in_flight {
             let Ok((seq, result)) = done.recv() else {
                 return;
             };
@@ -162,7 +163,7 @@ impl<A> InOrder<A> {
             }
             while let Some(acc) = self.early.remove(&self.next) {
                 sink(acc);
-                self.next += 1;
+                self.next = self.next.saturating_add(1);
             }
         }
     }

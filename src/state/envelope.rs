@@ -4,9 +4,9 @@
 //! the walk on, or stops: [`Stop::More`] when the buffer ends inside it (the reader reads
 //! more and runs it again from its start), [`Stop::Fail`] when the state is malformed. The
 //! units' reads of single values, and their errors, are in `values.rs`.
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
+//!
+//! Positions are indexes into the unit's buffer, at most its length: a `wrapping_add` past a
+//! byte just read cannot wrap.
 
 use std::cell::Cell;
 
@@ -89,7 +89,7 @@ impl ProviderCache {
                     self.0.remove(0);
                 }
                 self.0.push((reference.to_string(), address));
-                self.0.len() - 1
+                self.0.len().saturating_sub(1)
             }
         };
         // The resource's buffers are reused: no allocation per resource.
@@ -190,30 +190,30 @@ impl<'u> Unit<'u> {
                     ));
                 }
                 walk.phase = Phase::TopKey { first: true };
-                Ok(i + 1)
+                Ok(i.wrapping_add(1))
             }
             Phase::TopKey { first } => {
                 let Some(i) = self.separator(i, c, first, b'}')? else {
                     walk.phase = Phase::End;
-                    return Ok(i + 1);
+                    return Ok(i.wrapping_add(1));
                 };
                 self.top_key(i, walk)
             }
             Phase::Resources { first } => {
                 let Some(i) = self.separator(i, c, first, b']')? else {
                     walk.phase = Phase::TopKey { first: false };
-                    return Ok(i + 1);
+                    return Ok(i.wrapping_add(1));
                 };
                 walk.resource_index = walk.summary.resources;
                 walk.instance_index = 0;
                 let end = self.resource(i, walk, bump, f)?;
-                walk.summary.resources += 1;
+                walk.summary.resources = walk.summary.resources.saturating_add(1);
                 Ok(end)
             }
             Phase::Instances { first } => {
                 let Some(i) = self.separator(i, c, first, b']')? else {
                     walk.phase = Phase::ResourceTail;
-                    return Ok(i + 1);
+                    return Ok(i.wrapping_add(1));
                 };
                 let end = self.instance(i, walk, bump, f)?;
                 walk.phase = Phase::Instances { first: false };
@@ -222,7 +222,7 @@ impl<'u> Unit<'u> {
             Phase::ResourceTail => {
                 let Some(i) = self.separator(i, c, false, b'}')? else {
                     walk.phase = Phase::Resources { first: false };
-                    return Ok(i + 1);
+                    return Ok(i.wrapping_add(1));
                 };
                 let ctx = Ctx::Resource(walk.resource_index);
                 let (k, v) = self.key(i)?;
@@ -265,7 +265,7 @@ impl<'u> Unit<'u> {
             let msg = format!("expected ',' or '{}'", close as char);
             return Err(Stop::Fail(self.syntax(i, &msg)));
         }
-        let j = tokens::ws(self.buf, i + 1);
+        let j = tokens::ws(self.buf, i.wrapping_add(1));
         match self.buf.get(j) {
             None => Err(self.eof(j)),
             Some(_) => Ok(Some(j)),
@@ -305,7 +305,7 @@ impl<'u> Unit<'u> {
                 Some(b'[') => {
                     walk.resources_seen = true;
                     walk.phase = Phase::Resources { first: true };
-                    Ok(v + 1)
+                    Ok(v.wrapping_add(1))
                 }
                 Some(b'n') => self.literal(v, b"null"),
                 Some(_) => Err(self.fail(Ctx::Resources, v, "expected an array")),
@@ -335,7 +335,7 @@ impl<'u> Unit<'u> {
         let mut keys = ResourceKeys::default();
         // Where the instances array of a resource read whole starts.
         let mut instances_at = None;
-        let mut j = i + 1;
+        let mut j = i.wrapping_add(1);
         let mut first = true;
         loop {
             let at = tokens::ws(self.buf, j);
@@ -348,7 +348,7 @@ impl<'u> Unit<'u> {
                     self.instances_in_place(list, walk, bump, f)?;
                 }
                 walk.phase = Phase::Resources { first: false };
-                return Ok(at + 1);
+                return Ok(at.wrapping_add(1));
             };
             first = false;
             let (k, v) = self.key(at)?;
@@ -371,7 +371,7 @@ impl<'u> Unit<'u> {
                     if keys.complete() && instances_at.is_none() {
                         self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
                         walk.phase = Phase::Instances { first: true };
-                        return Ok(v + 1);
+                        return Ok(v.wrapping_add(1));
                     }
                     instances_at = Some(v);
                     j = self.skip(v)?;
@@ -399,7 +399,7 @@ impl<'u> Unit<'u> {
     where
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
     {
-        let mut j = list + 1;
+        let mut j = list.wrapping_add(1);
         let mut first = true;
         loop {
             self.at.set(Ctx::Instances(walk.resource_index));
@@ -477,7 +477,7 @@ impl<'u> Unit<'u> {
         };
         let mut outcome = None;
         let mut flat = false;
-        let mut j = i + 1;
+        let mut j = i.wrapping_add(1);
         let mut first = true;
         let end = loop {
             let at = tokens::ws(self.buf, j);
@@ -485,7 +485,7 @@ impl<'u> Unit<'u> {
                 return Err(self.eof(at));
             };
             let Some(at) = self.separator(at, c, first, b'}')? else {
-                break at + 1;
+                break at.wrapping_add(1);
             };
             first = false;
             let (k, v) = self.key(at)?;
@@ -546,7 +546,7 @@ impl<'u> Unit<'u> {
                             instance.attributes =
                                 Attributes::Json(unsafe { attributes_text(text) });
                             outcome = Some(o);
-                            v + len
+                            v.wrapping_add(len)
                         }
                         Prefix::Incomplete => return Err(Stop::More),
                         Prefix::Invalid(e) => return Err(self.json_error(v, &e)),
@@ -581,8 +581,8 @@ impl<'u> Unit<'u> {
             },
             &outcome,
         );
-        walk.instance_index += 1;
-        walk.summary.instances += 1;
+        walk.instance_index = walk.instance_index.saturating_add(1);
+        walk.summary.instances = walk.summary.instances.saturating_add(1);
         Ok(end)
     }
 }

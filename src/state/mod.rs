@@ -58,9 +58,6 @@
 //! ]);
 //! assert_eq!(set.compiled(), 1); // one program for both instances
 //! ```
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
 
 mod batch;
 mod envelope;
@@ -416,7 +413,8 @@ pub fn provider_address(reference: &str) -> Result<String, StateError> {
     let s = s.strip_prefix("provider").ok_or_else(bad)?;
     let (name, rest) = if s.starts_with('[') {
         let len = bracket_len(s).ok_or_else(bad)?;
-        let name: String = serde_json::from_str(&s[1..len - 1]).map_err(|_| bad())?;
+        let inside = s.get(1..len.saturating_sub(1)).ok_or_else(bad)?;
+        let name: String = serde_json::from_str(inside).map_err(|_| bad())?;
         (name, &s[len..])
     } else {
         let s = s.strip_prefix('.').ok_or_else(bad)?;
@@ -437,15 +435,15 @@ fn bracket_len(s: &str) -> Option<usize> {
         let mut i = 2;
         loop {
             match *b.get(i)? {
-                b'\\' => i += 2,
+                b'\\' => i = i.saturating_add(2),
                 b'"' => break,
-                _ => i += 1,
+                _ => i = i.saturating_add(1),
             }
         }
-        i += 1;
-        (b.get(i) == Some(&b']')).then_some(i + 1)
+        i = i.saturating_add(1);
+        (b.get(i) == Some(&b']')).then_some(i.saturating_add(1))
     } else {
-        s.find(']').map(|e| e + 1)
+        s.find(']').map(|e| e.saturating_add(1))
     }
 }
 

@@ -10,9 +10,6 @@
 //! which returns today's error (or, for a repeated key, applies its last-wins rule).
 //!
 //! [`SchemaSet::add_json_deferred`]: super::SchemaSet::add_json_deferred
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
@@ -86,17 +83,18 @@ fn members(
     if buf.get(i) != Some(&b'{') {
         return None;
     }
-    i = tokens::ws(buf, i + 1);
+    // (Positions are inside `buf`: `+ 1` past a byte read cannot wrap.)
+    i = tokens::ws(buf, i.wrapping_add(1));
     if buf.get(i) == Some(&b'}') {
-        return Some(i + 1);
+        return Some(i.wrapping_add(1));
     }
     loop {
         let (key, after) = tokens::key(buf, i, scratch).ok()?;
         let end = f(key, tokens::ws(buf, after))?;
         i = tokens::ws(buf, end);
         match buf.get(i) {
-            Some(b',') => i += 1,
-            Some(b'}') => return Some(i + 1),
+            Some(b',') => i = i.wrapping_add(1),
+            Some(b'}') => return Some(i.wrapping_add(1)),
             _ => return None,
         }
     }

@@ -20,9 +20,6 @@
 //! that comes only after them, and a second `resources`, are errors (the instances have been
 //! decoded and handed out); other repeated keys: the last wins, as in
 //! [`StateFile::parse`](super::StateFile::parse).
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
 
 use std::cell::Cell;
 use std::io::{self, Read};
@@ -197,23 +194,24 @@ impl<R: Read> StateReader<R> {
             }
         }
         if !walk.version_seen {
-            let end = self.base + self.end as u64;
+            let end = self.base.saturating_add(self.end as u64);
             return Err(StateError::at(
                 "",
                 Some(end),
                 "not a state file: no \"version\"",
             ));
         }
-        walk.summary.bytes = self.base + self.end as u64;
+        walk.summary.bytes = self.base.saturating_add(self.end as u64);
         Ok(walk.summary)
     }
 
     /// Drops the bytes before the current unit and reads more (growing the buffer when the
     /// unit fills it).
     fn refill(&mut self) -> Result<(), StateError> {
-        let unit = self.end - self.start;
+        // (`start <= end <= buf.len()`.)
+        let unit = self.end.saturating_sub(self.start);
         self.buf.copy_within(self.start..self.end, 0);
-        self.base += self.start as u64;
+        self.base = self.base.saturating_add(self.start as u64);
         (self.start, self.end) = (0, unit);
         let max = self.options.max_unit_bytes;
         if unit >= max {
@@ -227,10 +225,11 @@ impl<R: Read> StateReader<R> {
         if self.buf.len() < read_size {
             // From 64 KiB, doubling at each read up to `read_size`: a small file does not
             // pay for a large buffer (zero-filled, page by page).
-            let len = (self.buf.len() * 2).clamp(FIRST_BUFFER.min(read_size), read_size);
-            self.buf.resize(len.max(unit + 1), 0);
+            let len =
+                (self.buf.len().saturating_mul(2)).clamp(FIRST_BUFFER.min(read_size), read_size);
+            self.buf.resize(len.max(unit.saturating_add(1)), 0);
         } else if unit == self.buf.len() {
-            let len = (unit * 2).min(max.saturating_add(read_size));
+            let len = unit.saturating_mul(2).min(max.saturating_add(read_size));
             self.buf.resize(len, 0);
         }
         // Fill the buffer (or reach the end of the input).
@@ -241,10 +240,10 @@ impl<R: Read> StateReader<R> {
                     self.eof = true;
                     break;
                 }
-                Ok(n) => self.end += n,
+                Ok(n) => self.end = self.end.saturating_add(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    let at = Some(self.base + self.end as u64);
+                    let at = Some(self.base.saturating_add(self.end as u64));
                     return Err(StateError::at(
                         "",
                         at,

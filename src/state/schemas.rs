@@ -1,9 +1,6 @@
 //! [`SchemaSet`]: the schemas of several providers-schema documents, each compiled on first
 //! use, and the decode of one instance's attributes against its candidate schemas (the rules
 //! are in the [module docs](super)).
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -121,11 +118,11 @@ impl SchemaSet {
     /// an instance's candidates.
     pub fn add(&mut self, doc: ProviderSchemas) -> usize {
         let document = self.documents;
-        self.documents += 1;
+        self.documents = self.documents.saturating_add(1);
         for (provider, p) in doc.providers {
-            for (slot, map) in [(0, p.resources), (1, p.data_sources)] {
+            for (mode, map) in [(Mode::Managed, p.resources), (Mode::Data, p.data_sources)] {
                 let schemas = map.into_iter().map(|(t, s)| (t, Source::Parsed(s)));
-                self.insert(document, &provider, slot, schemas);
+                self.insert(document, &provider, mode, schemas);
             }
         }
         document
@@ -135,12 +132,13 @@ impl SchemaSet {
         &mut self,
         document: usize,
         provider: &str,
-        slot: usize,
+        mode: Mode,
         schemas: impl Iterator<Item = (String, Source)>,
     ) {
         let normalized = normalize_provider(provider);
         for (type_name, source) in schemas {
-            self.types.entry(type_name).or_default()[slot].push(Entry {
+            let slots = self.types.entry(type_name).or_default();
+            of_mode_mut(slots, mode).push(Entry {
                 document,
                 provider: provider.to_string(),
                 normalized: normalized.clone(),
@@ -210,13 +208,13 @@ impl SchemaSet {
             }
         }
         let document = self.documents;
-        self.documents += 1;
+        self.documents = self.documents.saturating_add(1);
         for (provider, p) in providers {
-            for (slot, map) in [(0, p.resources), (1, p.data_sources)] {
+            for (mode, map) in [(Mode::Managed, p.resources), (Mode::Data, p.data_sources)] {
                 let schemas = map
                     .into_iter()
                     .map(|(t, r)| (t, Source::Deferred(Arc::clone(&text), r)));
-                self.insert(document, &provider, slot, schemas);
+                self.insert(document, &provider, mode, schemas);
             }
         }
         Ok(document)
@@ -229,12 +227,12 @@ impl SchemaSet {
             let mine = self.types.entry(type_name).or_default();
             for (mine, theirs) in mine.iter_mut().zip(slots) {
                 mine.extend(theirs.into_iter().map(|mut e| {
-                    e.document += self.documents;
+                    e.document = e.document.saturating_add(self.documents);
                     e
                 }));
             }
         }
-        self.documents += other.documents;
+        self.documents = self.documents.saturating_add(other.documents);
     }
 
     /// Number of documents added.
@@ -275,7 +273,7 @@ impl SchemaSet {
         // The set's own copy of the name: a deferred schema's errors name its type.
         let (type_name, entries): (&'a str, &'a [Entry]) = match self.types.get_key_value(type_name)
         {
-            Some((name, e)) => (name, &e[(mode == Mode::Data) as usize]),
+            Some((name, e)) => (name, of_mode(e, mode)),
             None => ("", &[]),
         };
         let exact = move |e: &&Entry| e.normalized == provider;
@@ -419,4 +417,22 @@ pub(crate) enum Prefix<'a> {
     Incomplete,
     /// The attributes are not JSON (offset in the buffer).
     Invalid(DecodeError),
+}
+
+/// The schemas of `mode` among a type name's two lists (resources, data sources).
+fn of_mode(slots: &[Vec<Entry>; 2], mode: Mode) -> &Vec<Entry> {
+    let [managed, data] = slots;
+    match mode {
+        Mode::Managed => managed,
+        Mode::Data => data,
+    }
+}
+
+/// [`of_mode`], to add to.
+fn of_mode_mut(slots: &mut [Vec<Entry>; 2], mode: Mode) -> &mut Vec<Entry> {
+    let [managed, data] = slots;
+    match mode {
+        Mode::Managed => managed,
+        Mode::Data => data,
+    }
 }

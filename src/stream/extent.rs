@@ -3,9 +3,6 @@
 //! step over, no recursion): when the bytes run out it says so and remembers where the value
 //! it was in started, so that a value arriving in many reads is walked once in all, not once
 //! per read.
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
 
 /// What the walk found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +39,8 @@ impl ExtentScan {
             let Some(&m) = buf.get(at) else {
                 return Extent::Incomplete;
             };
-            let body = at + 1;
+            // (`at` indexes a byte of `buf`: cannot wrap.)
+            let body = at.wrapping_add(1);
             // (`None` below: the element's header is not all here yet.)
             let (header, skip, more): (usize, Option<u64>, u64) = match m {
                 0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (0, Some(0), 0),
@@ -73,11 +71,11 @@ impl ExtentScan {
                     None => (4, None, 0),
                 },
                 0xde => match be(body, 2) {
-                    Some(n) => (2, Some(0), 2 * n),
+                    Some(n) => (2, Some(0), n.saturating_mul(2)),
                     None => (2, None, 0),
                 },
                 0xdf => match be(body, 4) {
-                    Some(n) => (4, Some(0), 2 * n),
+                    Some(n) => (4, Some(0), n.saturating_mul(2)),
                     None => (4, None, 0),
                 },
                 0xc1 => return Extent::Invalid(at),
@@ -95,7 +93,9 @@ impl ExtentScan {
                 return Extent::Incomplete;
             }
             self.pos = end as usize;
-            self.pending = self.pending - 1 + more;
+            // (Claims add up without wrapping: a stream of headers that claim more than
+            // 2^64 elements saturates, and ends truncated.)
+            self.pending = self.pending.saturating_sub(1).saturating_add(more);
         }
         Extent::Complete(self.pos)
     }

@@ -27,9 +27,6 @@
 //! }
 //! assert_eq!(seen, ["0 ok", "1 value 1: at .n (byte 5): expected number, found JSON bool", "2 ok"]);
 //! ```
-// Not yet clean of the library's panic lints (`lib.rs`): arithmetic on positions and
-// lengths that cannot overflow, and indexes proved in bounds, are still written plainly here.
-#![allow(clippy::arithmetic_side_effects)]
 
 mod extent;
 
@@ -231,7 +228,7 @@ impl<'p, R: Read> ValueStream<'p, R> {
                 return None;
             }
             Err(kind) => {
-                self.index += 1;
+                self.index = self.index.saturating_add(1);
                 // Only a bad line or frame can be stepped over (its end is known: the
                 // frame functions consumed it); anything else ends the stream.
                 let fatal = !matches!(kind, StreamErrorKind::TooLarge(_))
@@ -240,7 +237,7 @@ impl<'p, R: Read> ValueStream<'p, R> {
                 return Some(Err(StreamError { index, kind }));
             }
         };
-        self.index += 1;
+        self.index = self.index.saturating_add(1);
         let bytes = self.buf.get(from..to).unwrap_or_default();
         let decoded = match self.options.framing {
             Framing::Ndjson => {
@@ -274,7 +271,8 @@ impl<'p, R: Read> ValueStream<'p, R> {
             self.start = 0;
         }
         let have = self.buf.len();
-        self.buf.resize(have + self.options.read_size.max(1), 0);
+        self.buf
+            .resize(have.saturating_add(self.options.read_size.max(1)), 0);
         loop {
             let got = match self.buf.get_mut(have..) {
                 Some(room) => self.reader.read(room),
@@ -282,7 +280,7 @@ impl<'p, R: Read> ValueStream<'p, R> {
             };
             match got {
                 Ok(n) => {
-                    self.buf.truncate(have + n);
+                    self.buf.truncate(have.saturating_add(n));
                     self.eof = n == 0;
                     return Ok(n > 0);
                 }
@@ -311,8 +309,8 @@ impl<'p, R: Read> ValueStream<'p, R> {
             match scan.resume(self.pending()) {
                 Extent::Complete(n) => {
                     let from = self.start;
-                    self.start += n;
-                    return Ok(Some((from, from + n)));
+                    self.start = self.start.saturating_add(n);
+                    return Ok(Some((from, self.start)));
                 }
                 Extent::Invalid(at) => return Err(StreamErrorKind::Invalid(at)),
                 Extent::Incomplete => {
@@ -353,12 +351,12 @@ impl<'p, R: Read> ValueStream<'p, R> {
         let n = u32::from_be_bytes(head) as usize;
         if self.too_large(n) {
             // Step over the frame without holding it: a bad frame, not the end.
-            self.start += 4;
+            self.start = self.start.saturating_add(4);
             let mut left = n;
             while left > 0 {
                 let here = self.pending().len().min(left);
-                self.start += here;
-                left -= here;
+                self.start = self.start.saturating_add(here);
+                left = left.saturating_sub(here);
                 if left > 0 && !self.fill()? {
                     self.done = true;
                     break;
@@ -366,15 +364,15 @@ impl<'p, R: Read> ValueStream<'p, R> {
             }
             return Err(StreamErrorKind::TooLarge(n as u64));
         }
-        while self.pending().len() < 4 + n {
+        while self.pending().len() < n.saturating_add(4) {
             if !self.fill()? {
                 self.done = true;
                 return Err(StreamErrorKind::Truncated);
             }
         }
-        let from = self.start + 4;
-        self.start = from + n;
-        Ok(Some((from, from + n)))
+        let from = self.start.saturating_add(4);
+        self.start = from.saturating_add(n);
+        Ok(Some((from, self.start)))
     }
 
     /// The next non-blank line's range, without its `\r\n` (consumed; a line too long is
@@ -384,11 +382,13 @@ impl<'p, R: Read> ValueStream<'p, R> {
         loop {
             let rest = self.pending();
             if let Some(i) = memchr::memchr(b'\n', rest.get(searched..).unwrap_or_default()) {
-                let len = searched + i;
+                // (Positions inside the buffer: these sums and differences stay in it.)
+                let len = searched.saturating_add(i);
                 let from = self.start;
-                self.start += len + 1;
-                let line = self.buf.get(from..from + len).unwrap_or_default();
-                let end = from + len - usize::from(line.last() == Some(&b'\r'));
+                let past_line = from.saturating_add(len);
+                self.start = past_line.saturating_add(1);
+                let line = self.buf.get(from..past_line).unwrap_or_default();
+                let end = past_line.saturating_sub(usize::from(line.last() == Some(&b'\r')));
                 if self
                     .buf
                     .get(from..end)
@@ -399,8 +399,9 @@ impl<'p, R: Read> ValueStream<'p, R> {
                     searched = 0;
                     continue;
                 }
-                if self.too_large(end - from) {
-                    return Err(StreamErrorKind::TooLarge((end - from) as u64));
+                let len = end.saturating_sub(from);
+                if self.too_large(len) {
+                    return Err(StreamErrorKind::TooLarge(len as u64));
                 }
                 return Ok(Some((from, end)));
             }
@@ -430,10 +431,10 @@ impl<'p, R: Read> ValueStream<'p, R> {
         loop {
             let rest = self.pending();
             if let Some(i) = memchr::memchr(b'\n', rest) {
-                self.start += i + 1;
-                return Ok(skipped + i as u64);
+                self.start = self.start.saturating_add(i).saturating_add(1);
+                return Ok(skipped.saturating_add(i as u64));
             }
-            skipped += rest.len() as u64;
+            skipped = skipped.saturating_add(rest.len() as u64);
             self.start = self.buf.len();
             if !self.fill()? {
                 return Ok(skipped);
