@@ -16,7 +16,9 @@ use crate::error::SchemaError;
 use crate::program::dyncache::DynCache;
 use crate::program::key::AttrEntry;
 use crate::program::{Code, ItemLimits, ItemsId, Op, OpId, Program, Span};
-use crate::schema::{Block, NestingMode, ObjectType, SchemaSelector, SchemaSource, Type};
+use crate::schema::{
+    Block, NestingMode, ObjectType, SchemaSelector, SchemaSource, Selection, Type,
+};
 
 /// Hash-consing key: an op with its side-table contents spelled out (attribute names
 /// borrowed from the type being compiled).
@@ -65,6 +67,37 @@ impl Program {
     pub fn from_schema_json_with(text: &str, sel: &SchemaSelector) -> Result<Program, SchemaError> {
         let source = SchemaSource::parse(text)?;
         Program::from_source(&source, sel)
+    }
+
+    /// A program for the projection of this program's type on `selection`
+    /// ([`Type::project`]): it decodes the selected parts of a value and steps over the rest,
+    /// checking the bytes it steps over for well-formedness (and strings for UTF-8) but not
+    /// against the type. On every input the full program accepts, the projected value is the
+    /// full value restricted to the selection; an input the full program rejects only for a
+    /// type reason inside a part stepped over (an attribute the schema does not have, a
+    /// value of the wrong kind, a block's item count) may decode. The projected value has the
+    /// projected type, so `Typed`, the DUMP, the encoders and serde work on it with this
+    /// program.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::schema::Selection;
+    /// use tfwire::Program;
+    ///
+    /// let full = Program::from_type_json(
+    ///     r#"["object",{"id":"string","tags":["map","string"],"big":["list","number"]}]"#,
+    /// )?;
+    /// let program = full.select(&Selection::parse(["id", "tags"])?)?;
+    /// let bump = Bump::new();
+    /// let value = program.decode_json(br#"{"id":"i-1","big":[1,2,3],"tags":{"a":"b"}}"#, &bump)?;
+    /// assert_eq!(tfwire::dump::to_string(&program, value)?, r#"{"id":"i-1","tags":{"a":"b"}}"#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn select(&self, selection: &Selection) -> Result<Program, SchemaError> {
+        let ty = self.root_type().project(selection)?;
+        let mut program = compile_owned(ty, None);
+        program.code.projected = !selection.is_empty();
+        Ok(program)
     }
 
     /// Compiles the schema `sel` picks out of a parsed source.
@@ -120,6 +153,7 @@ impl<'t> Compiler<'t> {
                     type_json: Box::default(),
                     root_type: Type::Dynamic,
                     concrete: !ty.has_dynamic(),
+                    projected: false,
                     item_limits: vec![ItemLimits::default()],
                 },
                 dyn_cache: DynCache::default(),

@@ -111,6 +111,23 @@ static ESCAPED: [bool; 256] = {
     t
 };
 
+/// The length of the JSON string literal at the start of `bytes` (its quotes included,
+/// escapes stepped over, not checked), or `None` when `bytes` does not start with one that
+/// ends.
+pub(crate) fn quoted_len(bytes: &[u8]) -> Option<usize> {
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut i = 1usize;
+    loop {
+        match *bytes.get(i)? {
+            b'\\' => i = i.saturating_add(2),
+            b'"' => return Some(i.saturating_add(1)),
+            _ => i = i.saturating_add(1),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +171,15 @@ mod tests {
         let mut out = Vec::new();
         write_go_json_string("", &mut out);
         assert_eq!(out, b"\"\"");
+    }
+
+    #[test]
+    fn quoted_lengths() {
+        assert_eq!(quoted_len(br#""ab"]"#), Some(4));
+        assert_eq!(quoted_len(br#""a\"b"x"#), Some(6));
+        assert_eq!(quoted_len(br#""a\\"x"#), Some(5));
+        assert_eq!(quoted_len(br#""open"#), None);
+        assert_eq!(quoted_len(br#"x"a""#), None);
+        assert_eq!(quoted_len(b""), None);
     }
 }

@@ -7,6 +7,8 @@
 #[path = "support/cases.rs"]
 mod cases;
 mod common;
+#[path = "support/rng.rs"]
+mod rng;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,6 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use bumpalo::Bump;
 use tfwire::build::{At, BuildError, Part};
 use tfwire::{Object, Program, Refinements, Type, Value};
+
+use rng::Rng;
 
 /// Counts heap allocations made by the thread that set `COUNTING` (as `tests/memory.rs`).
 struct Counting;
@@ -907,22 +911,6 @@ fn conformance_cases_rebuilt_through_the_builder_encode_as_decoded() {
     );
     println!("{run} cases rebuilt");
     assert!(run > 0);
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 fn put_str(s: &str, out: &mut Vec<u8>) {

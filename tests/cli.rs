@@ -570,3 +570,56 @@ fn state_from_a_pipe_equals_state_from_its_file() {
         )
     );
 }
+
+/// `--select` projects the type (`type`) and the decode (`decode`); a path the type does not
+/// have is a usage error.
+#[test]
+fn select_projects_type_and_decode() {
+    let ty =
+        r#"["object",{"id":"string","ebs":["list",["object",{"size":"number","id":"string"}]]}]"#;
+    let out = tfwire(
+        &[
+            "type",
+            "-t",
+            ty,
+            "--select",
+            "ebs[*].size",
+            "--select",
+            "id",
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(0),
+            "[\"object\",{\"ebs\":[\"list\",[\"object\",{\"size\":\"number\"}]],\"id\":\"string\"}]\n"
+                .into(),
+            String::new()
+        )
+    );
+    let input = br#"{"id":"x","ebs":[{"size":1,"id":"y"},{"size":2,"id":"z"}]}"#;
+    let out = tfwire(
+        &["decode", "-f", "json", "-t", ty, "--select", "ebs[*].size"],
+        Some(input),
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(0),
+            "{\"ebs\":[{\"size\":1},{\"size\":2}]}\n".into(),
+            String::new()
+        )
+    );
+    let out = tfwire(&["type", "-t", ty, "--select", "ebs.size"], None);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(2),
+            String::new(),
+            "tfwire: --select: selection .ebs.size: at .ebs: the elements of a list are selected \
+             with [*]\n"
+                .into()
+        )
+    );
+}

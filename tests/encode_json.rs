@@ -16,10 +16,9 @@ use std::path::Path;
 use std::process::Command;
 
 use bumpalo::Bump;
-use tfwire::schema::{SchemaSelector, SchemaSource};
 use tfwire::{JsonEncoder, MsgpackEncoder, Program};
 
-use cases::{case_dirs, for_each_case, read_bytes, read_text};
+use cases::{case_dirs, case_program, for_each_case, read_bytes, read_text};
 
 /// Where two byte strings first differ, for the failure message.
 fn first_difference(got: &[u8], want: &[u8]) -> String {
@@ -71,12 +70,6 @@ fn transcode(program: &Program, input: &[u8], from: Format, to: Format) -> Resul
         format!("error at {path}: {}", e.message())
     })?;
     Ok(out)
-}
-
-fn case_program(dir: &Path, id: u64) -> Result<Program, String> {
-    let schema = read_text(&dir.join(format!("{id}.schema.json")))?;
-    let source = SchemaSource::parse(&schema).map_err(|e| format!("schema: {e}"))?;
-    Program::from_source(&source, &SchemaSelector::default()).map_err(|e| format!("schema: {e}"))
 }
 
 #[test]

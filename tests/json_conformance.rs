@@ -20,11 +20,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use bumpalo::Bump;
-use tfwire::schema::{SchemaSelector, SchemaSource};
 use tfwire::{dump, Program, Value};
 
 use cases::dumpcmp::compare;
-use cases::{case_dirs, compare_dumps, for_each_case, read_bytes, read_text, F64};
+use cases::{case_dirs, case_program, compare_dumps, for_each_case, read_bytes, read_text, F64};
 
 /// The shared checkout, or `None` (after a skip message) when it is absent.
 fn shared_dir() -> Option<PathBuf> {
@@ -36,16 +35,10 @@ fn all_folders() -> Vec<PathBuf> {
     case_dirs(shared_dir().as_deref())
 }
 
-fn program_of(dir: &Path, id: u64) -> Result<Program, String> {
-    let schema = read_text(&dir.join(format!("{id}.schema.json")))?;
-    let source = SchemaSource::parse(&schema).map_err(|e| format!("schema: {e}"))?;
-    Program::from_source(&source, &SchemaSelector::default()).map_err(|e| format!("schema: {e}"))
-}
-
 #[test]
 fn json_cases_match_their_dumps() {
     for_each_case(&all_folders(), ".json", |dir, id| {
-        let program = program_of(dir, id)?;
+        let program = case_program(dir, id)?;
         let type_json = read_text(&dir.join(format!("{id}.type.json")))?;
         let expected = read_text(&dir.join(format!("{id}.json.dump.json")))?;
         let input = read_bytes(&dir.join(format!("{id}.json")))?;
@@ -64,7 +57,7 @@ fn json_cases_match_their_dumps() {
 #[test]
 fn json_and_msgpack_decode_to_equal_values() {
     for_each_case(&all_folders(), ".json", |dir, id| {
-        let program = program_of(dir, id)?;
+        let program = case_program(dir, id)?;
         let json = read_bytes(&dir.join(format!("{id}.json")))?;
         let msgpack = read_bytes(&dir.join(format!("{id}.msgpack")))?;
         let bump = Bump::new();

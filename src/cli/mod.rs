@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use bumpalo::Bump;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use tfwire::schema::{SchemaSelector, SchemaSource};
+use tfwire::schema::{SchemaSelector, SchemaSource, Selection};
 use tfwire::{DecodeOptions, Program};
 
 /// The description `tfwire --help` prints after the subcommands.
@@ -77,6 +77,11 @@ struct SourceArgs {
     /// selects its provider configuration schema.
     #[arg(long, value_name = "NAME", conflicts_with = "type_json")]
     provider: Option<String>,
+    /// Decode only this part of the value (repeatable): a path in Terraform's notation such
+    /// as `tags` or `ebs_block_device[*].volume_id`; the rest is stepped over (checked as
+    /// JSON or MessagePack, not against the type).
+    #[arg(long, value_name = "PATH")]
+    select: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -208,6 +213,18 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 }
 
 fn compile(src: &SourceArgs) -> Result<Program, Failure> {
+    let program = compile_whole(src)?;
+    if src.select.is_empty() {
+        return Ok(program);
+    }
+    let selection = Selection::parse(&src.select)
+        .and_then(|selection| program.select(&selection))
+        .map_err(|e| Failure::Usage(format!("--select: {e}")))?;
+    Ok(selection)
+}
+
+/// The program of the whole type or schema.
+fn compile_whole(src: &SourceArgs) -> Result<Program, Failure> {
     if let Some(text) = &src.type_json {
         return type_program(text);
     }

@@ -130,6 +130,9 @@ pub(crate) struct Code {
     pub(crate) type_json: Box<str>,
     /// True when `root_type` holds no `dynamic` (a wrapper of such a type reads through).
     pub(crate) concrete: bool,
+    /// A projection ([`Program::select`]): object attributes the type does not have are
+    /// stepped over (validated, not decoded), whatever the options say.
+    pub(crate) projected: bool,
 }
 
 /// Options for one decode (the drift options and the item-count check).
@@ -169,6 +172,17 @@ impl Default for DecodeOptions {
             check_item_counts: false,
             limits: Limits::DEFAULT,
         }
+    }
+}
+
+impl DecodeOptions {
+    /// The options a decode with `program` runs under: a projection steps over the attributes
+    /// its type left out.
+    #[inline]
+    pub(crate) fn for_program(&self, program: &Program) -> DecodeOptions {
+        let mut options = *self;
+        options.skip_unknown_attributes |= program.code.projected;
+        options
     }
 }
 

@@ -5,10 +5,12 @@
 mod implied;
 mod json_tree;
 mod load;
+mod select;
 mod types;
 
 pub(crate) use load::schema_in_document;
 pub use load::{ProviderSchema, ProviderSchemas, Schema, SchemaSelector, SchemaSource};
+pub use select::Selection;
 pub(crate) use types::write_json_string;
 pub use types::{ObjectType, Type, MAX_TYPE_DEPTH};
 

@@ -432,15 +432,7 @@ pub fn provider_address(reference: &str) -> Result<String, StateError> {
 fn bracket_len(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     if b.get(1) == Some(&b'"') {
-        let mut i = 2;
-        loop {
-            match *b.get(i)? {
-                b'\\' => i = i.saturating_add(2),
-                b'"' => break,
-                _ => i = i.saturating_add(1),
-            }
-        }
-        i = i.saturating_add(1);
+        let i = crate::json_escape::quoted_len(b.get(1..)?)?.saturating_add(1);
         (b.get(i) == Some(&b']')).then_some(i.saturating_add(1))
     } else {
         s.find(']').map(|e| e.saturating_add(1))

@@ -59,6 +59,15 @@ pub fn case_ids(dir: &Path, suffix: &str) -> Vec<u64> {
     ids
 }
 
+/// The program of case `id`'s schema (`i.schema.json`).
+pub fn case_program(dir: &Path, id: u64) -> Result<tfwire::Program, String> {
+    use tfwire::schema::{SchemaSelector, SchemaSource};
+    let schema = read_text(&dir.join(format!("{id}.schema.json")))?;
+    let source = SchemaSource::parse(&schema).map_err(|e| format!("schema: {e}"))?;
+    tfwire::Program::from_source(&source, &SchemaSelector::default())
+        .map_err(|e| format!("schema: {e}"))
+}
+
 pub fn read_text(path: &Path) -> Result<String, String> {
     fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -71,7 +71,7 @@ impl<'a> Decoder<'a> {
             r: Reader::new(input),
             bump,
             root: program,
-            options: *options,
+            options: options.for_program(program),
             c: Counters::new(program, &options.limits),
             unknowns: 0,
             fixstr_max: options.limits.max_string_len.min(31) as usize,

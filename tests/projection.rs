@@ -1,0 +1,322 @@
+//! Projection (`Selection`, `Type::project`, `Program::select`): the projected type, the
+//! paths' notation and errors, and the property that on every conformance case (both
+//! encodings) a projected decode equals the full decode restricted to the selection, for
+//! random selections of the case's attribute paths.
+
+#[path = "support/cases.rs"]
+mod cases;
+mod common;
+#[path = "support/rng.rs"]
+mod rng;
+
+use bumpalo::Bump;
+use tfwire::schema::Selection;
+use tfwire::{dump, Program, Type, Typed, Value};
+
+use cases::{case_dirs, case_program, for_each_case, read_bytes};
+use rng::Rng;
+
+fn projected(ty: &str, paths: &[&str]) -> Result<String, String> {
+    let ty = Type::from_json(ty).unwrap();
+    let selection = Selection::parse(paths).map_err(|e| e.to_string())?;
+    ty.project(&selection)
+        .map(|t| t.to_string())
+        .map_err(|e| e.to_string())
+}
+
+const INSTANCE: &str = r#"["object",{"id":"string","tags":["map","string"],"meta":"dynamic",
+    "ebs":["list",["object",{"size":"number","id":"string","kms":["object",{"key":"string"}]}]],
+    "root":["set",["object",{"size":"number","kind":"string"}]],
+    "pair":["tuple",[["object",{"a":"string","b":"bool"}],["object",{"a":"number"}]]],
+    "a b":["object",{"c":"string","d":"string"}]},["tags"]]"#;
+
+#[test]
+fn projected_types() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["id"], r#"["object",{"id":"string"}]"#),
+        // Optional markers stay on the attributes kept.
+        (
+            &["tags", "id"],
+            r#"["object",{"id":"string","tags":["map","string"]},["tags"]]"#,
+        ),
+        (
+            &["ebs[*].id", "ebs[*].kms.key", ".root[*].size"],
+            r#"["object",{"ebs":["list",["object",{"id":"string","kms":["object",{"key":"string"}]}]],"root":["set",["object",{"size":"number"}]]}]"#,
+        ),
+        // A path that ends keeps the whole subtree, whatever else goes below it.
+        (
+            &["ebs", "ebs[*].id"],
+            r#"["object",{"ebs":["list",["object",{"id":"string","kms":["object",{"key":"string"}],"size":"number"}]]}]"#,
+        ),
+        (
+            &["pair[*].a"],
+            r#"["object",{"pair":["tuple",[["object",{"a":"string"}],["object",{"a":"number"}]]]}]"#,
+        ),
+        (
+            &[r#"["a b"].d"#],
+            r#"["object",{"a b":["object",{"d":"string"}]}]"#,
+        ),
+        (&["meta"], r#"["object",{"meta":"dynamic"}]"#),
+        (&[""], &Type::from_json(INSTANCE).unwrap().to_string()),
+    ];
+    for (paths, want) in cases {
+        assert_eq!(
+            projected(INSTANCE, paths).as_deref(),
+            Ok(*want),
+            "{paths:?}"
+        );
+    }
+}
+
+#[test]
+fn selection_errors() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "nope",
+            r#"selection .nope: at the root: the object has no attribute "nope""#,
+        ),
+        (
+            "ebs[*].nope",
+            r#"selection .ebs[*].nope: at .ebs[*]: the object has no attribute "nope""#,
+        ),
+        (
+            "ebs.id",
+            "selection .ebs.id: at .ebs: the elements of a list are selected with [*]",
+        ),
+        (
+            "ebs[0].id",
+            "selection .ebs[0].id: at .ebs: picking one element is not supported yet: select [*]",
+        ),
+        (
+            r#"tags["Name"]"#,
+            r#"selection .tags.Name: at .tags: the elements of a map are selected with [*]"#,
+        ),
+        (
+            "meta.x",
+            "selection .meta.x: at .meta: stepping inside a dynamic value is not supported yet \
+             (select the value whole)",
+        ),
+        ("id.x", "selection .id.x: at .id: a string has no parts"),
+        (
+            "[*]",
+            "selection [*]: at the root: an object's parts are attributes",
+        ),
+        ("ebs[x]", r#"selection "ebs[x]": a bad [ ] step"#),
+        ("ebs..id", r#"selection "ebs..id": an empty attribute name"#),
+        (
+            "ebs id",
+            r#"selection "ebs id": expected `.`, `[` or the end"#,
+        ),
+    ];
+    for (path, want) in cases {
+        assert_eq!(
+            projected(INSTANCE, &[path]),
+            Err(want.to_string()),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn a_projected_decode_steps_over_the_rest() {
+    let full = Program::from_type_json(INSTANCE).unwrap();
+    let program = full
+        .select(&Selection::parse(["id", "ebs[*].size"]).unwrap())
+        .unwrap();
+    let bump = Bump::new();
+    let input = br#"{"id":"i-1","tags":{"a":"b"},"meta":{"value":[1,{"x":"y"}],"type":["tuple",["number",["object",{"x":"string"}]]]},
+        "ebs":[{"size":8,"id":"v","kms":null},{"size":"16","id":"w","kms":{"key":"k"}}],
+        "root":[],"pair":null,"a b":null}"#;
+    let value = program.decode_json(input, &bump).unwrap();
+    assert_eq!(
+        dump::to_string(&program, value).unwrap(),
+        r#"{"ebs":[{"size":8},{"size":16}],"id":"i-1"}"#
+    );
+    // Bytes stepped over are still checked: JSON, and UTF-8.
+    let bad = br#"{"id":"i-1","tags":{"a":tru},"ebs":[]}"#;
+    let e = program.decode_json(bad, &bump).unwrap_err();
+    assert_eq!((e.path(), e.offset()), (".tags", Some(24)), "{e}");
+    // A type reason inside a part stepped over is not checked (the full decode rejects it).
+    let mistyped = br#"{"id":"i-1","tags":{"a":[]},"ebs":[]}"#;
+    assert!(full.decode_json(mistyped, &bump).is_err());
+    let value = program.decode_json(mistyped, &bump).unwrap();
+    assert_eq!(
+        dump::to_string(&program, value).unwrap(),
+        r#"{"ebs":[],"id":"i-1"}"#
+    );
+    // MessagePack: the same, from go-cty's encoding of the full value.
+    let mut msgpack = Vec::new();
+    full.encode_msgpack(full.decode_json(input, &bump).unwrap(), &mut msgpack)
+        .unwrap();
+    let value = program.decode_msgpack(&msgpack, &bump).unwrap();
+    assert_eq!(
+        dump::to_string(&program, value).unwrap(),
+        r#"{"ebs":[{"size":8},{"size":16}],"id":"i-1"}"#
+    );
+}
+
+/// Every attribute path of `ty` that `Type::project` takes: attributes, `[*]` through
+/// lists, sets and maps, stopping at tuples and dynamic values.
+fn attribute_paths(ty: &Type, prefix: &str, out: &mut Vec<String>) {
+    match ty {
+        Type::Object(o) => {
+            for (name, t) in o.attrs() {
+                let step = if is_identifier(name) {
+                    format!("{prefix}.{name}")
+                } else {
+                    format!("{prefix}[{}]", serde_json::to_string(name).unwrap())
+                };
+                out.push(step.clone());
+                attribute_paths(t, &step, out);
+            }
+        }
+        Type::List(t) | Type::Set(t) | Type::Map(t) => {
+            attribute_paths(t, &format!("{prefix}[*]"), out)
+        }
+        _ => {}
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// `b` (a value of the projected type `ty`, decoded by the projection) equals `a` (the full
+/// value) restricted to `ty`; `at` is the path so far, for the message.
+fn same_restricted(ty: &Type, a: Typed<'_>, b: Typed<'_>, at: &str) -> Result<(), String> {
+    let differ = || {
+        Err(format!(
+            "at {at} ({ty}): full {} ≠ projected {}",
+            dump_of(a),
+            dump_of(b)
+        ))
+    };
+    match (ty, a.value, b.value) {
+        (Type::Object(o), Value::Object(_), Value::Object(_)) => {
+            for (name, t) in o.attrs() {
+                match (a.attr(name), b.attr(name)) {
+                    (Some(x), Some(y)) => same_restricted(t, x, y, &format!("{at}.{name}"))?,
+                    _ => return Err(format!("at {at}: attribute {name:?} missing")),
+                }
+            }
+            Ok(())
+        }
+        (
+            Type::List(t) | Type::Set(t),
+            Value::List(x) | Value::Set(x),
+            Value::List(y) | Value::Set(y),
+        ) => {
+            if x.len() != y.len() {
+                return differ();
+            }
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                let (p, q) = (Typed::new(a.program, *p), Typed::new(b.program, *q));
+                same_restricted(t, p, q, &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Type::Map(t), Value::Map(x), Value::Map(y)) => {
+            if x.len() != y.len() {
+                return differ();
+            }
+            for ((k, p), (l, q)) in x.iter().zip(y) {
+                if k != l {
+                    return differ();
+                }
+                let (p, q) = (Typed::new(a.program, *p), Typed::new(b.program, *q));
+                same_restricted(t, p, q, &format!("{at}[{k:?}]"))?;
+            }
+            Ok(())
+        }
+        (Type::Tuple(ts), Value::Tuple(x), Value::Tuple(y)) => {
+            if x.len() != y.len() || x.len() != ts.len() {
+                return differ();
+            }
+            for (i, ((t, p), q)) in ts.iter().zip(x).zip(y).enumerate() {
+                let (p, q) = (Typed::new(a.program, *p), Typed::new(b.program, *q));
+                same_restricted(t, p, q, &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        // A dynamic value is kept whole (`Typed` navigation has crossed into it: its
+        // concrete value with its own program): the same DUMP under an equal type.
+        (Type::Dynamic, x, y) => {
+            let (p, q) = (
+                dump::to_string(a.program, x).unwrap(),
+                dump::to_string(b.program, y).unwrap(),
+            );
+            let concrete = |v: Value<'_>| !matches!(v, Value::Null | Value::Unknown(_));
+            let same_type = !concrete(x) || a.program.root_type() == b.program.root_type();
+            if p != q || !same_type {
+                return differ();
+            }
+            Ok(())
+        }
+        // An object or a wrapper where the type has none.
+        (_, Value::Object(_) | Value::Dynamic(_), _) => differ(),
+        (_, x, y) => {
+            if x != y {
+                return differ();
+            }
+            Ok(())
+        }
+    }
+}
+
+fn dump_of(t: Typed<'_>) -> String {
+    format!("{:?}", t.value)
+}
+
+/// Random selections of each case's attribute paths: the projected decode of its
+/// MessagePack and (when it has one) JSON encoding equals its full decode restricted to
+/// the projected type.
+#[test]
+fn projection_equals_the_full_decode_restricted() {
+    let dirs = case_dirs(common::shared_dir("the shared conformance cases are not run").as_deref());
+    let run = for_each_case(&dirs, ".msgpack", |dir, id| {
+        let full = case_program(dir, id)?;
+        let mut paths = Vec::new();
+        attribute_paths(full.root_type(), "", &mut paths);
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ id.wrapping_mul(0x1000_0001));
+        let mut inputs = vec![("msgpack", read_bytes(&dir.join(format!("{id}.msgpack")))?)];
+        if let Ok(json) = read_bytes(&dir.join(format!("{id}.json"))) {
+            inputs.push(("json", json));
+        }
+        for _ in 0..4 {
+            let n = 1 + rng.index(3);
+            let chosen: Vec<&str> = (0..n)
+                .map(|_| paths[rng.index(paths.len())].as_str())
+                .collect();
+            let selection = Selection::parse(&chosen).map_err(|e| e.to_string())?;
+            let program = full
+                .select(&selection)
+                .map_err(|e| format!("{chosen:?}: {e}"))?;
+            for (format, input) in &inputs {
+                let bump = Bump::new();
+                let (a, b) = match *format {
+                    "msgpack" => (
+                        full.decode_msgpack(input, &bump),
+                        program.decode_msgpack(input, &bump),
+                    ),
+                    _ => (
+                        full.decode_json(input, &bump),
+                        program.decode_json(input, &bump),
+                    ),
+                };
+                let Ok(a) = a else {
+                    continue;
+                };
+                let b = b.map_err(|e| format!("{format} {chosen:?}: {e}"))?;
+                same_restricted(program.root_type(), full.typed(a), program.typed(b), "")
+                    .map_err(|e| format!("{format} {chosen:?}: {e}"))?;
+            }
+        }
+        Ok(())
+    });
+    assert!(run > 0);
+}
