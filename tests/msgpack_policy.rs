@@ -274,9 +274,25 @@ fn skip_unknown_attributes() {
             .kind(),
         ErrorKind::UnknownAttribute
     );
-    // Skipped values are not decoded: invalid UTF-8 and invalid types inside them pass.
+    // Skipped values are not decoded, only checked as MessagePack: invalid types inside them
+    // pass, a string that is not UTF-8 does not (bin may hold any bytes).
+    let e = dump_with(&p, &input, &skip()).unwrap_err();
     assert_eq!(
-        dump_with(&p, &input, &skip()).unwrap(),
+        (e.kind(), e.path(), e.offset()),
+        (ErrorKind::InvalidUtf8, ".old", Some(21)),
+        "{e}"
+    );
+    let valid = input
+        .windows(5)
+        .position(|w| w == [0xda, 0x00, 0x02, 0xff, 0xfe])
+        .map(|i| {
+            let mut v = input.clone();
+            v.splice(i + 3..i + 5, *b"ok");
+            v
+        })
+        .unwrap();
+    assert_eq!(
+        dump_with(&p, &valid, &skip()).unwrap(),
         r#"{"a":1,"b":["v"]}"#
     );
     // Skipping does not excuse missing or duplicate attributes.

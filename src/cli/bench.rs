@@ -27,6 +27,8 @@ mod typed_peers;
 
 #[path = "bench_encode.rs"]
 mod bench_encode;
+#[path = "bench_project.rs"]
+mod bench_project;
 
 /// Options of `tfwire bench`.
 #[derive(Args, Debug)]
@@ -158,6 +160,14 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
             continue;
         }
         let arena = check(case)?;
+        let projected = match case.typed {
+            true => Some(bench_project::projected(case).map_err(Failure::BadInput)?),
+            false => None,
+        };
+        let mut list = contenders(case);
+        if let Some(program) = &projected {
+            list.extend(bench_project::contenders(case, program));
+        }
         if !args.json {
             eprintln!(
                 "tfwire: bench: {} {} ({} bytes)",
@@ -169,7 +179,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         rows.push(measure(
             case,
             arena,
-            contenders(case),
+            list,
             &args.contenders,
             args.rounds,
             Duration::from_millis(args.round_ms),

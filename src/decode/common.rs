@@ -270,6 +270,19 @@ impl<'a> AttrTable<'a> {
     }
 }
 
+/// The index of the attribute named `key` among `names` (sorted bytewise). A few names (a
+/// projection's objects) are compared one by one, length first, which most keys fail without
+/// a `memcmp`; more are binary-searched.
+#[inline]
+pub(super) fn find_name(names: &[Box<str>], key: &[u8]) -> Option<usize> {
+    if names.len() <= 8 {
+        return names
+            .iter()
+            .position(|n| n.len() == key.len() && n.as_bytes() == key);
+    }
+    names.binary_search_by(|n| n.as_bytes().cmp(key)).ok()
+}
+
 /// A bitmap of the attributes of an object seen so far (once keys arrive out of order), in
 /// the arena.
 pub(super) struct Seen<'a>(&'a mut [u64]);

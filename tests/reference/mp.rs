@@ -206,7 +206,7 @@ impl D<'_> {
                         if !self.opts.skip_unknown {
                             return Err(ErrorKind::UnknownAttribute);
                         }
-                        self.skip()?;
+                        self.skip(true)?;
                         continue;
                     };
                     if slots[j].is_some() {
@@ -405,10 +405,11 @@ impl D<'_> {
         Ok(RV::Unknown(r))
     }
 
-    /// Skips one value without decoding it (an unknown attribute with the drift option).
-    /// Iterative: skipped values have no depth limit. A claim of more items than bytes left
-    /// is the end of the input.
-    fn skip(&mut self) -> R<()> {
+    /// Skips one value without decoding it (an unknown attribute with the drift option, or
+    /// in a projection; an unknown refinement). Iterative: skipped values have no depth
+    /// limit. A claim of more items than bytes left is the end of the input. With `utf8`
+    /// (attributes; not refinements, which go-cty skips unread) every string must be UTF-8.
+    fn skip(&mut self, utf8: bool) -> R<()> {
         let mut pending: u64 = 1;
         while pending > 0 {
             pending -= 1;
@@ -445,7 +446,10 @@ impl D<'_> {
                 }
                 _ => 0,
             };
-            self.bytes(n as usize)?;
+            let text = self.bytes(n as usize)?;
+            if utf8 && matches!(m, 0xa0..=0xbf | 0xd9..=0xdb) {
+                std::str::from_utf8(text).map_err(|_| ErrorKind::InvalidUtf8)?;
+            }
             if pending > self.remaining() as u64 {
                 return Err(ErrorKind::Eof);
             }

@@ -9,7 +9,7 @@ use super::scan::{colon, eof, expected, literal, unexpected, ws};
 use super::skip::skip;
 use super::string::{scan_string, string_body, ESCAPED};
 use super::Decoder;
-use crate::decode::common::{AttrTable, Pending};
+use crate::decode::common::{find_name, AttrTable, Pending};
 use crate::decode::slots::Slots;
 use crate::error::ErrorKind;
 use crate::number::is_valid_decimal;
@@ -375,7 +375,7 @@ impl<'a> Decoder<'a> {
         } else {
             self.buf.get(start..end).unwrap_or_default()
         };
-        Ok(names.binary_search_by(|n| n.as_bytes().cmp(key)).ok())
+        Ok(find_name(names, key))
     }
 
     /// A key the object type does not have: an error, or (with the drift option) its value

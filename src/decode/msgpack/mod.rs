@@ -17,8 +17,8 @@ mod refine;
 use bumpalo::Bump;
 
 use crate::decode::common::{
-    duplicate_attribute, internal, map_complete, missing_attribute, seq_complete, AttrTable,
-    Counters, Pending, Seen,
+    duplicate_attribute, find_name, internal, map_complete, missing_attribute, seq_complete,
+    AttrTable, Counters, Pending, Seen,
 };
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
@@ -316,7 +316,7 @@ impl<'a> Decoder<'a> {
             return Err(Pending::new(reserved_or(m, ErrorKind::InvalidKey), at, msg));
         }
         let key = self.str_bytes(m, at)?;
-        if let Ok(j) = table.names.binary_search_by(|n| n.as_bytes().cmp(key)) {
+        if let Some(j) = find_name(table.names, key) {
             return Ok(Some(j));
         }
         let key = utf8(key, at)?;
@@ -334,6 +334,12 @@ impl<'a> Decoder<'a> {
                         .in_attr(key),
                 )
             }
+            Err(SkipError::InvalidUtf8(p)) => Err(Pending::new(
+                ErrorKind::InvalidUtf8,
+                p,
+                "string is not valid UTF-8".into(),
+            )
+            .in_attr(key)),
         }
     }
 }

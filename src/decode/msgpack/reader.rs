@@ -20,6 +20,8 @@ pub(crate) enum SkipError {
     Eof,
     /// The reserved byte `0xc1` at this offset.
     Reserved(usize),
+    /// A string (its header at this offset) that is not UTF-8.
+    InvalidUtf8(usize),
 }
 
 impl<'a> Reader<'a> {
@@ -94,9 +96,39 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Skips one complete value, iteratively. (`pending` stays below `remaining() + 2³³`,
-    /// far from overflowing; the additions saturate regardless.)
+    /// Skips one complete value: headers and lengths checked, and the UTF-8 of every string
+    /// (not of bin). A scalar or a fixstr (most skipped values) in a few instructions; a
+    /// container iteratively ([`Self::skip_nested`]).
+    #[inline(always)]
     pub fn skip_value(&mut self) -> Result<(), SkipError> {
+        let at = self.pos;
+        match self.buf.get(at) {
+            Some(&m) if m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3) => {
+                self.skip1();
+                Ok(())
+            }
+            Some(&m) if (0xa0..=0xbf).contains(&m) => {
+                let start = at.wrapping_add(1);
+                let end = start.wrapping_add((m & 0x1f) as usize);
+                let text = self.buf.get(start..end).ok_or(SkipError::Eof)?;
+                valid_text(text, at)?;
+                self.pos = end;
+                Ok(())
+            }
+            _ => self.skip_nested(true),
+        }
+    }
+
+    /// [`Self::skip_value`] without the UTF-8 checks (what go-cty does for an unknown
+    /// refinement).
+    pub fn skip_unchecked(&mut self) -> Result<(), SkipError> {
+        self.skip_nested(false)
+    }
+
+    /// [`Self::skip_value`] of any value, iteratively. (`pending` stays below
+    /// `remaining() + 2³³`, far from overflowing; the additions saturate regardless.)
+    #[inline(never)]
+    fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
         let mut pending: u64 = 1;
         while pending > 0 {
             pending = pending.saturating_sub(1);
@@ -154,7 +186,10 @@ impl<'a> Reader<'a> {
                     0
                 }
             };
-            self.take(skip).map(|_| ()).ok_or(()).map_err(eof)?;
+            let bytes = self.take(skip).ok_or(()).map_err(eof)?;
+            if utf8 && matches!(m, 0xa0..=0xbf | 0xd9..=0xdb) {
+                valid_text(bytes, at)?;
+            }
             // Every pending item needs at least one byte: a claim beyond the input is EOF.
             if pending > self.remaining() as u64 {
                 return Err(SkipError::Eof);
@@ -162,6 +197,15 @@ impl<'a> Reader<'a> {
         }
         Ok(())
     }
+}
+
+/// A skipped string's bytes (whose header is at `at`) must be UTF-8.
+#[inline(always)]
+fn valid_text(bytes: &[u8], at: usize) -> Result<(), SkipError> {
+    if crate::bytes::is_ascii(bytes) || simdutf8::basic::from_utf8(bytes).is_ok() {
+        return Ok(());
+    }
+    Err(SkipError::InvalidUtf8(at))
 }
 
 /// A MessagePack marker's name for messages (`fixstr`, `array16`, `nil`, …).

@@ -152,8 +152,9 @@ pub(crate) fn parse<'a>(
                     out.length_upper = Some(v);
                 }
             }
-            _ => r.skip_value().map_err(|e| match e {
-                SkipError::Eof => eof(val_at),
+            // (go-cty skips an unknown refinement unread: its strings are not checked.)
+            _ => r.skip_unchecked().map_err(|e| match e {
+                SkipError::Eof | SkipError::InvalidUtf8(_) => eof(val_at),
                 SkipError::Reserved(p) => fail(base.saturating_add(p), "reserved byte 0xc1"),
             })?,
         }

@@ -110,7 +110,7 @@ pub(super) fn refinements(payload: &[u8], t: Target) -> Option<Option<RRef>> {
                     r.len_hi = Some(x);
                 }
             }
-            _ => d.skip().ok()?,
+            _ => d.skip(false).ok()?,
         }
     }
     if let (Some((lo, li)), Some((hi, hi_inc))) = (&r.lower, &r.upper) {
