@@ -6,14 +6,17 @@
 #[path = "support/cases.rs"]
 mod cases;
 mod common;
+#[path = "reference/mod.rs"]
+mod reference;
 #[path = "support/rng.rs"]
 mod rng;
 
 use bumpalo::Bump;
 use tfwire::schema::Selection;
-use tfwire::{dump, Program, Type, Typed, Value};
+use tfwire::{dump, Program, Type};
 
 use cases::{case_dirs, case_program, for_each_case, read_bytes};
+use reference::project::{attribute_paths, same_restricted};
 use rng::Rng;
 
 fn projected(ty: &str, paths: &[&str]) -> Result<String, String> {
@@ -155,120 +158,6 @@ fn a_projected_decode_steps_over_the_rest() {
     );
 }
 
-/// Every attribute path of `ty` that `Type::project` takes: attributes, `[*]` through
-/// lists, sets and maps, stopping at tuples and dynamic values.
-fn attribute_paths(ty: &Type, prefix: &str, out: &mut Vec<String>) {
-    match ty {
-        Type::Object(o) => {
-            for (name, t) in o.attrs() {
-                let step = if is_identifier(name) {
-                    format!("{prefix}.{name}")
-                } else {
-                    format!("{prefix}[{}]", serde_json::to_string(name).unwrap())
-                };
-                out.push(step.clone());
-                attribute_paths(t, &step, out);
-            }
-        }
-        Type::List(t) | Type::Set(t) | Type::Map(t) => {
-            attribute_paths(t, &format!("{prefix}[*]"), out)
-        }
-        _ => {}
-    }
-}
-
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-/// `b` (a value of the projected type `ty`, decoded by the projection) equals `a` (the full
-/// value) restricted to `ty`; `at` is the path so far, for the message.
-fn same_restricted(ty: &Type, a: Typed<'_>, b: Typed<'_>, at: &str) -> Result<(), String> {
-    let differ = || {
-        Err(format!(
-            "at {at} ({ty}): full {} ≠ projected {}",
-            dump_of(a),
-            dump_of(b)
-        ))
-    };
-    match (ty, a.value, b.value) {
-        (Type::Object(o), Value::Object(_), Value::Object(_)) => {
-            for (name, t) in o.attrs() {
-                match (a.attr(name), b.attr(name)) {
-                    (Some(x), Some(y)) => same_restricted(t, x, y, &format!("{at}.{name}"))?,
-                    _ => return Err(format!("at {at}: attribute {name:?} missing")),
-                }
-            }
-            Ok(())
-        }
-        (
-            Type::List(t) | Type::Set(t),
-            Value::List(x) | Value::Set(x),
-            Value::List(y) | Value::Set(y),
-        ) => {
-            if x.len() != y.len() {
-                return differ();
-            }
-            for (i, (p, q)) in x.iter().zip(y).enumerate() {
-                let (p, q) = (Typed::new(a.program, *p), Typed::new(b.program, *q));
-                same_restricted(t, p, q, &format!("{at}[{i}]"))?;
-            }
-            Ok(())
-        }
-        (Type::Map(t), Value::Map(x), Value::Map(y)) => {
-            if x.len() != y.len() {
-                return differ();
-            }
-            for ((k, p), (l, q)) in x.iter().zip(y) {
-                if k != l {
-                    return differ();
-                }
-                let (p, q) = (Typed::new(a.program, *p), Typed::new(b.program, *q));
-                same_restricted(t, p, q, &format!("{at}[{k:?}]"))?;
-            }
-            Ok(())
-        }
-        (Type::Tuple(ts), Value::Tuple(x), Value::Tuple(y)) => {
-            if x.len() != y.len() || x.len() != ts.len() {
-                return differ();
-            }
-            for (i, ((t, p), q)) in ts.iter().zip(x).zip(y).enumerate() {
-                let (p, q) = (Typed::new(a.program, *p), Typed::new(b.program, *q));
-                same_restricted(t, p, q, &format!("{at}[{i}]"))?;
-            }
-            Ok(())
-        }
-        // A dynamic value is kept whole (`Typed` navigation has crossed into it: its
-        // concrete value with its own program): the same DUMP under an equal type.
-        (Type::Dynamic, x, y) => {
-            let (p, q) = (
-                dump::to_string(a.program, x).unwrap(),
-                dump::to_string(b.program, y).unwrap(),
-            );
-            let concrete = |v: Value<'_>| !matches!(v, Value::Null | Value::Unknown(_));
-            let same_type = !concrete(x) || a.program.root_type() == b.program.root_type();
-            if p != q || !same_type {
-                return differ();
-            }
-            Ok(())
-        }
-        // An object or a wrapper where the type has none.
-        (_, Value::Object(_) | Value::Dynamic(_), _) => differ(),
-        (_, x, y) => {
-            if x != y {
-                return differ();
-            }
-            Ok(())
-        }
-    }
-}
-
-fn dump_of(t: Typed<'_>) -> String {
-    format!("{:?}", t.value)
-}
-
 /// Random selections of each case's attribute paths: the projected decode of its
 /// MessagePack and (when it has one) JSON encoding equals its full decode restricted to
 /// the projected type.
@@ -319,4 +208,18 @@ fn projection_equals_the_full_decode_restricted() {
         Ok(())
     });
     assert!(run > 0);
+}
+
+/// Generated types and values (the reference generator, as the `projection` fuzz target
+/// draws them from its bytes), both encodings, random selections, sometimes a byte changed.
+#[test]
+fn projection_of_generated_values() {
+    let mut rng = reference::gen::Rng::new(22);
+    let rounds = if cfg!(debug_assertions) { 300 } else { 3000 };
+    for _ in 0..rounds {
+        let data: Vec<u8> = (0..512)
+            .map(|_| reference::gen::Source::byte(&mut rng))
+            .collect();
+        reference::project::projection(&data);
+    }
 }

@@ -22,6 +22,7 @@ pub mod gen;
 pub mod json;
 pub mod mp;
 pub mod num;
+pub mod project;
 pub mod schemas;
 pub mod state;
 
