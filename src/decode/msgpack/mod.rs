@@ -16,6 +16,7 @@ mod refine;
 
 use bumpalo::Bump;
 
+use crate::bytes::is_ascii;
 use crate::decode::common::{
     duplicate_attribute, find_name, internal, map_complete, missing_attribute, seq_complete,
     AttrTable, Counters, Pending, Seen,
@@ -270,6 +271,13 @@ impl<'a> Decoder<'a> {
         while i < len {
             i = i.wrapping_add(1);
             let at = self.r.pos;
+            // A short ASCII key no attribute has (most keys of a projection's objects): key
+            // and value stepped over here, without the general key path.
+            if let Some((key, end)) = self.unknown_short_key(table, at) {
+                self.r.pos = end;
+                self.skip_unknown_value(key)?;
+                continue;
+            }
             let expected = table
                 .entries
                 .get(next)
@@ -324,9 +332,44 @@ impl<'a> Decoder<'a> {
             let msg = format!("unsupported attribute {key:?}");
             return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
         }
+        self.skip_unknown_value(key)?;
+        Ok(None)
+    }
+
+    /// With the drift option (or in a projection), a fixstr key at `at` of at most
+    /// `max_string_len` ASCII bytes that names no attribute: the key, and the position of its
+    /// value. `None` for any other key (the general path reads it).
+    #[inline(always)]
+    fn unknown_short_key(&self, table: &AttrTable<'a>, at: usize) -> Option<(&'a str, usize)> {
+        if !self.options.skip_unknown_attributes {
+            return None;
+        }
+        let buf = self.r.buf;
+        let m = *buf.get(at)?;
+        if !(0xa0..=0xbf).contains(&m) {
+            return None;
+        }
+        let len = usize::from(m & 0x1f);
+        let start = at.wrapping_add(1);
+        let key = buf.get(start..start.wrapping_add(len))?;
+        if len > self.options.limits.max_string_len as usize
+            || !is_ascii(key)
+            || find_name(table.names, key).is_some()
+        {
+            return None;
+        }
+        // SAFETY: ASCII, checked just above, is UTF-8.
+        let key = unsafe { std::str::from_utf8_unchecked(key) };
+        Some((key, start.wrapping_add(len)))
+    }
+
+    /// Steps over the value of unknown attribute `key` (checked as MessagePack, its strings
+    /// UTF-8); an error in it names the attribute.
+    #[inline(always)]
+    fn skip_unknown_value(&mut self, key: &str) -> Result<(), Pending> {
         let vat = self.r.pos;
         match self.r.skip_value() {
-            Ok(()) => Ok(None),
+            Ok(()) => Ok(()),
             Err(SkipError::Eof) => Err(eof(vat).in_attr(key)),
             Err(SkipError::Reserved(p)) => {
                 Err(
