@@ -73,11 +73,13 @@ impl Program {
     /// ([`Type::project`]): it decodes the selected parts of a value and steps over the rest,
     /// checking the bytes it steps over for well-formedness (and strings for UTF-8) but not
     /// against the type. On every input the full program accepts, the projected value is the
-    /// full value restricted to the selection; an input the full program rejects only for a
-    /// type reason inside a part stepped over (an attribute the schema does not have, a
-    /// value of the wrong kind, a block's item count) may decode. The projected value has the
-    /// projected type, so `Typed`, the DUMP, the encoders and serde work on it with this
-    /// program.
+    /// full value restricted to the selection. What the projection does not check, so that an
+    /// input the full program rejects for it may decode: the keys its objects left out
+    /// (stepped over unread, whether the schema has them or not, so neither their values'
+    /// types nor a missing or repeated one), and LIST/SET blocks' item counts
+    /// (`check_item_counts`: a projected program keeps the type, not the schema's blocks).
+    /// The projected value has the projected type, so `Typed`, the DUMP, the encoders and
+    /// serde work on it with this program.
     ///
     /// ```
     /// use bumpalo::Bump;

@@ -147,6 +147,25 @@ fn a_projected_decode_steps_over_the_rest() {
         dump::to_string(&program, value).unwrap(),
         r#"{"ebs":[],"id":"i-1"}"#
     );
+    // Inside a part selected whole, the full type's rules hold: a dynamic value's object
+    // with a key its type does not have is an error, as in the full decode.
+    let program = full.select(&Selection::parse(["meta"]).unwrap()).unwrap();
+    let odd = br#"{"meta":{"value":{"x":"y","z":1},"type":["object",{"x":"string"}]}}"#;
+    for p in [&full, &program] {
+        let e = p.decode_json(odd, &bump).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path(), e.message()),
+            (
+                tfwire::ErrorKind::UnknownAttribute,
+                ".meta",
+                r#"unsupported attribute "z""#
+            ),
+            "{e}"
+        );
+    }
+    let program = full
+        .select(&Selection::parse(["id", "ebs[*].size"]).unwrap())
+        .unwrap();
     // MessagePack: the same, from go-cty's encoding of the full value.
     let mut msgpack = Vec::new();
     full.encode_msgpack(full.decode_json(input, &bump).unwrap(), &mut msgpack)

@@ -251,6 +251,9 @@ pub(super) fn map_complete(out: &[(&str, Value<'_>)], at: usize) -> Result<(), P
 pub(super) struct AttrTable<'a> {
     pub(super) entries: &'a [AttrEntry],
     pub(super) names: &'a [Box<str>],
+    /// The object is a projection's ([`Program::select`]): a key it does not name is
+    /// stepped over whatever the options say.
+    pub(super) projected: bool,
 }
 
 impl<'a> AttrTable<'a> {
@@ -260,6 +263,7 @@ impl<'a> AttrTable<'a> {
         AttrTable {
             entries: prog.code.attrs.get(attrs.range()).unwrap_or_default(),
             names: prog.code.attr_names.get(attrs.range()).unwrap_or_default(),
+            projected: prog.code.projected,
         }
     }
 

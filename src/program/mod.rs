@@ -175,17 +175,6 @@ impl Default for DecodeOptions {
     }
 }
 
-impl DecodeOptions {
-    /// The options a decode with `program` runs under: a projection steps over the attributes
-    /// its type left out.
-    #[inline]
-    pub(crate) fn for_program(&self, program: &Program) -> DecodeOptions {
-        let mut options = *self;
-        options.skip_unknown_attributes |= program.code.projected;
-        options
-    }
-}
-
 impl Program {
     /// The type this program decodes.
     pub fn root_type(&self) -> &Type {

@@ -354,7 +354,7 @@ impl<'a> Decoder<'a> {
                 Ok(Some(j))
             }
             None => {
-                self.unknown_attr(at, end, flags)?;
+                self.unknown_attr(at, end, flags, table.projected)?;
                 Ok(None)
             }
         }
@@ -382,9 +382,15 @@ impl<'a> Decoder<'a> {
     /// is skipped (an error in it has the key's path).
     #[cold]
     #[inline(never)]
-    fn unknown_attr(&mut self, at: usize, end: usize, flags: u8) -> Result<(), Pending> {
+    fn unknown_attr(
+        &mut self,
+        at: usize,
+        end: usize,
+        flags: u8,
+        projected: bool,
+    ) -> Result<(), Pending> {
         let key = string_body(self.buf, at.wrapping_add(1), end, flags, self.bump)?;
-        if !self.options.skip_unknown_attributes {
+        if !(self.options.skip_unknown_attributes || projected) {
             let msg = format!("unsupported attribute {key:?}");
             return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
         }

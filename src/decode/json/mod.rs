@@ -76,7 +76,7 @@ pub(crate) fn decode_prefix<'a>(
         pos: 0,
         bump,
         root: program,
-        options: options.for_program(program),
+        options: *options,
         c: Counters::new(program, &options.limits),
         seq: BumpVec::new_in(bump),
         map: BumpVec::new_in(bump),

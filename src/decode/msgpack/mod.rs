@@ -72,7 +72,7 @@ impl<'a> Decoder<'a> {
             r: Reader::new(input),
             bump,
             root: program,
-            options: options.for_program(program),
+            options: *options,
             c: Counters::new(program, &options.limits),
             unknowns: 0,
             fixstr_max: options.limits.max_string_len.min(31) as usize,
@@ -328,7 +328,7 @@ impl<'a> Decoder<'a> {
             return Ok(Some(j));
         }
         let key = utf8(key, at)?;
-        if !self.options.skip_unknown_attributes {
+        if !(self.options.skip_unknown_attributes || table.projected) {
             let msg = format!("unsupported attribute {key:?}");
             return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
         }
@@ -341,7 +341,7 @@ impl<'a> Decoder<'a> {
     /// value. `None` for any other key (the general path reads it).
     #[inline(always)]
     fn unknown_short_key(&self, table: &AttrTable<'a>, at: usize) -> Option<(&'a str, usize)> {
-        if !self.options.skip_unknown_attributes {
+        if !(self.options.skip_unknown_attributes || table.projected) {
             return None;
         }
         let buf = self.r.buf;
