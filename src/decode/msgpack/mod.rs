@@ -394,4 +394,39 @@ mod tests {
     fn value_cases() {
         crate::test_values::check_all();
     }
+
+    /// Unknown keys stepped over by the unordered-object loop's short-key path (ASCII keys
+    /// as `str` unchecked) and by the general path (a non-ASCII key, a str8 value): with the
+    /// drift option and in a projection; run under Miri by `.ci/miri`.
+    #[test]
+    fn unknown_keys_stepped_over() {
+        use crate::schema::Selection;
+        use crate::{DecodeOptions, Program};
+        let full = Program::from_type_json(r#"["object",{"a":"number","b":"string"}]"#).unwrap();
+        let projected = full.select(&Selection::parse(["a"]).unwrap()).unwrap();
+        // {"zz": "x", "a": 1, "é": [1, "é"], "b": "long…" (str8)}
+        let mut input = vec![0x84, 0xa2, b'z', b'z', 0xa1, b'x', 0xa1, b'a', 0x01];
+        input.extend_from_slice(&[0xa2, 0xc3, 0xa9, 0x92, 0x01, 0xa2, 0xc3, 0xa9]);
+        input.extend_from_slice(&[0xa1, b'b', 0xd9, 40]);
+        input.extend_from_slice(&[b'y'; 40]);
+        let bump = bumpalo::Bump::new();
+        let drift = DecodeOptions::default().with_skip_unknown_attributes(true);
+        let v = full.decode_msgpack_with(&input, &bump, &drift).unwrap();
+        assert_eq!(v.attr(&full, "a").and_then(|v| v.as_i64()), Some(1));
+        assert_eq!(
+            v.attr(&full, "b").and_then(|v| v.as_str()).map(str::len),
+            Some(40)
+        );
+        let v = projected.decode_msgpack(&input, &bump).unwrap();
+        assert_eq!(crate::dump::to_string(&projected, v).unwrap(), r#"{"a":1}"#);
+        // Without the option, the full program refuses the first unknown key.
+        let e = full.decode_msgpack(&input, &bump).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.message()),
+            (
+                crate::ErrorKind::UnknownAttribute,
+                r#"unsupported attribute "zz""#
+            )
+        );
+    }
 }
