@@ -7,7 +7,7 @@
 use super::number::{number, short_number};
 use super::scan::{colon, eof, expected, literal, unexpected, ws};
 use super::skip::skip;
-use super::string::{scan_string, string_body, ESCAPED};
+use super::string::{scan_string, string_body, ESCAPED, NON_ASCII};
 use super::Decoder;
 use crate::decode::common::{find_name, AttrTable, Pending};
 use crate::decode::slots::Slots;
@@ -337,12 +337,26 @@ impl<'a> Decoder<'a> {
         }
         let (end, flags) = scan_string(self.buf, at.wrapping_add(1), at)?;
         let raw = self.buf.get(at.wrapping_add(1)..end).unwrap_or_default();
+        let plain = flags & (ESCAPED | NON_ASCII) == 0;
         let j = match table.names.get(next) {
             Some(name) if flags & ESCAPED == 0 && name.as_bytes() == raw => Some(next),
+            _ if plain => find_name(table.names, raw),
             _ => self.find_attr(table.names, at, end, flags)?,
         };
         self.pos = colon(self.buf, end.wrapping_add(1))?;
         match j {
+            // A plain ASCII key no attribute has (most keys of a projection's objects), within
+            // `max_string_len`: its value stepped over here.
+            None if plain
+                && (self.options.skip_unknown_attributes || table.projected)
+                && raw.len() <= self.options.limits.max_string_len as usize =>
+            {
+                let depth = self.c.skip_depth(0);
+                let max_depth = self.options.limits.max_depth;
+                self.pos = skip(self.buf, self.pos, &mut self.skip_stack, depth, max_depth)
+                    .map_err(|e| e.in_attr(&String::from_utf8_lossy(raw)))?;
+                Ok(None)
+            }
             Some(j) => {
                 if self.c.check_key_lengths {
                     let max = self.options.limits.max_string_len;
