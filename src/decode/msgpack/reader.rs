@@ -107,9 +107,16 @@ impl<'a> Reader<'a> {
                 self.skip1();
                 Ok(())
             }
-            Some(&m) if (0xa0..=0xbf).contains(&m) => {
-                let start = at.wrapping_add(1);
-                let end = start.wrapping_add((m & 0x1f) as usize);
+            Some(&m) if (0xa0..=0xbf).contains(&m) || m == 0xd9 => {
+                // A fixstr, or a str8 (its length in the next byte).
+                let (start, len) = match m {
+                    0xd9 => {
+                        let len = *self.buf.get(at.wrapping_add(1)).ok_or(SkipError::Eof)?;
+                        (at.wrapping_add(2), usize::from(len))
+                    }
+                    _ => (at.wrapping_add(1), usize::from(m & 0x1f)),
+                };
+                let end = start.wrapping_add(len);
                 let text = self.buf.get(start..end).ok_or(SkipError::Eof)?;
                 valid_text(text, at)?;
                 self.pos = end;
