@@ -265,13 +265,7 @@ pub fn fixed(p: &Program, f: Format, data: &[u8]) {
 /// formats give the value.
 pub fn roundtrip(data: &[u8]) {
     let mut s = Bytes::new(data);
-    let t = gen::gen_type(&mut s, 4);
-    let shape = gen::Shape {
-        max_len: 4,
-        unknowns: s.byte() & 1 == 1,
-        dyn_depth: 2,
-    };
-    let plan = gen::gen_value(&mut s, &t, &shape);
+    let (t, plan) = gen::small_case(&mut s);
     roundtrip_value(&mut s, &t, &plan);
 }
 

@@ -219,6 +219,19 @@ impl Default for Shape {
 
 /// A value of `t` as a wire plan: a dynamic position holds `Dynamic(T, v)` (any `v`,
 /// null and unknowns included), a bare null, or (with `unknowns`) a bare unknown without
+/// A type at most 4 deep and a value of it (collections of at most 4 elements, unknowns when
+/// the source says so, dynamic values 2 deep): what `roundtrip` and `projection` draw.
+pub fn small_case(s: &mut dyn Source) -> (Type, RV) {
+    let t = gen_type(s, 4);
+    let shape = Shape {
+        max_len: 4,
+        unknowns: s.byte() & 1 == 1,
+        dyn_depth: 2,
+    };
+    let plan = gen_value(s, &t, &shape);
+    (t, plan)
+}
+
 /// refinements. Collections of dynamic use one concrete type for all their elements.
 pub fn gen_value(s: &mut dyn Source, t: &Type, shape: &Shape) -> RV {
     gen_in(s, t, shape, None)

@@ -130,13 +130,7 @@ fn dump_of(t: Typed<'_>) -> String {
 /// The check of the `projection` fuzz target on its bytes.
 pub fn projection(data: &[u8]) {
     let mut s = Bytes::new(data);
-    let t = gen::gen_type(&mut s, 4);
-    let shape = gen::Shape {
-        max_len: 4,
-        unknowns: s.byte() & 1 == 1,
-        dyn_depth: 2,
-    };
-    let plan = gen::gen_value(&mut s, &t, &shape);
+    let (t, plan) = gen::small_case(&mut s);
     projection_of(&mut s, &t, &plan);
 }
 
