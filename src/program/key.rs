@@ -17,6 +17,10 @@ pub(crate) struct AttrEntry {
     wide: [u8; WIDE],
     /// Bit `i` set for each byte `i < min(len, 32)` of the encoded key.
     mask: u32,
+    /// The first four bytes of the encoded key as a little-endian word (zero past its end),
+    /// and the mask of those that count: [`Self::head_matches`].
+    head: u32,
+    head_mask: u32,
     /// The attribute's op.
     pub(crate) op: OpId,
     /// `program.ops[op]`, copied here to save a dependent load.
@@ -53,9 +57,17 @@ impl AttrEntry {
             first(json.len().saturating_sub(1).min(WIDE))
         };
         let json_is_go = !json.is_empty() && crate::json_escape::is_plain(name);
+        let [w0, w1, w2, w3, ..] = wide;
+        let head = u32::from_le_bytes([w0, w1, w2, w3]);
+        let head_mask = (0..4).fold(0u32, |m, i| match mask >> i & 1 {
+            1 => m | 0xff << (i << 3),
+            _ => m,
+        });
         AttrEntry {
             wide,
             mask,
+            head,
+            head_mask,
             op,
             code,
             bytes,
@@ -105,12 +117,34 @@ impl AttrEntry {
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn matches(&self, buf: &[u8], at: usize) -> bool {
         match buf.get(at..).and_then(|s| s.first_chunk::<WIDE>()) {
-            Some(chunk) => {
-                eq_mask(chunk, &self.wide) & self.mask == self.mask
-                    && (self.mask != u32::MAX || self.long_tail_matches(buf, at))
-            }
+            Some(chunk) => self.matches_block(chunk, buf, at),
             None => buf.get(at..).is_some_and(|s| s.starts_with(&self.bytes)),
         }
+    }
+
+    /// A first test before [`Self::matches_block`], where most keys that differ fail: the
+    /// first four bytes at the cursor, as a little-endian `word`, agree with the key's.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn head_matches(&self, word: u32) -> bool {
+        word & self.head_mask == self.head
+    }
+
+    /// Bit `n` set when the key is a fixstr of `n` bytes (no bit for a longer key): the OR
+    /// over an object's attributes tells which fixstr lengths can name one of them.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn fixstr_len_bit(&self) -> u32 {
+        match self.wide[0] {
+            m @ 0xa0..=0xbf => 1 << (m & 0x1f),
+            _ => 0,
+        }
+    }
+
+    /// [`Self::matches`] once the caller has loaded `block`, the 32 bytes of `buf` at `at`
+    /// (so that one load serves the compares with several keys).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn matches_block(&self, block: &[u8; WIDE], buf: &[u8], at: usize) -> bool {
+        eq_mask(block, &self.wide) & self.mask == self.mask
+            && (self.mask != u32::MAX || self.long_tail_matches(buf, at))
     }
 
     /// For a key of 32 bytes or more, whose first 32 bytes matched: the rest.

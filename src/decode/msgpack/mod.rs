@@ -11,6 +11,7 @@
 //! each container it passes adds its step to the value path (cold code).
 
 mod items;
+mod projected;
 pub(crate) mod reader;
 mod refine;
 
@@ -216,6 +217,14 @@ impl<'a> Decoder<'a> {
         let mut out = Slots::new(self.bump, attrs.len);
         self.c.enter(at)?;
         let table = AttrTable::of(prog, attrs);
+        if table.projected && !self.c.check_key_lengths {
+            self.object_projected(prog, &table, &mut out, len, at)?;
+            self.c.leave();
+            return Ok(Value::Object(Object::from_slice(
+                op,
+                out.finish(Value::Null),
+            )));
+        }
         let mut i = 0usize;
         // Keys in order: key `i` is attribute `i`'s pre-encoded key, and goes to slot `i` (so
         // `i == out.written()` throughout). (Not when a name may exceed `max_string_len`: the
@@ -275,7 +284,7 @@ impl<'a> Decoder<'a> {
             // and value stepped over here, without the general key path.
             if let Some((key, end)) = self.unknown_short_key(table, at) {
                 self.r.pos = end;
-                self.skip_unknown_value(key)?;
+                self.skip_unknown_value(|| key)?;
                 continue;
             }
             let expected = table
@@ -332,7 +341,7 @@ impl<'a> Decoder<'a> {
             let msg = format!("unsupported attribute {key:?}");
             return Err(Pending::new(ErrorKind::UnknownAttribute, at, msg));
         }
-        self.skip_unknown_value(key)?;
+        self.skip_unknown_value(|| key)?;
         Ok(None)
     }
 
@@ -363,27 +372,31 @@ impl<'a> Decoder<'a> {
         Some((key, start.wrapping_add(len)))
     }
 
-    /// Steps over the value of unknown attribute `key` (checked as MessagePack, its strings
-    /// UTF-8); an error in it names the attribute.
+    /// Steps over the value of an unknown attribute (checked as MessagePack, its strings
+    /// UTF-8); an error in it names the attribute, `key()`.
     #[inline(always)]
-    fn skip_unknown_value(&mut self, key: &str) -> Result<(), Pending> {
+    fn skip_unknown_value(&mut self, key: impl FnOnce() -> &'a str) -> Result<(), Pending> {
         let vat = self.r.pos;
         match self.r.skip_value() {
             Ok(()) => Ok(()),
-            Err(SkipError::Eof) => Err(eof(vat).in_attr(key)),
-            Err(SkipError::Reserved(p)) => {
-                Err(
-                    Pending::new(ErrorKind::Syntax, p, "reserved msgpack byte 0xc1".into())
-                        .in_attr(key),
-                )
-            }
-            Err(SkipError::InvalidUtf8(p)) => Err(Pending::new(
-                ErrorKind::InvalidUtf8,
-                p,
-                "string is not valid UTF-8".into(),
-            )
-            .in_attr(key)),
+            Err(e) => Err(skip_error(e, vat).in_attr(key())),
         }
+    }
+}
+
+/// The error of a skip that started at `at`.
+#[cold]
+fn skip_error(e: SkipError, at: usize) -> Pending {
+    match e {
+        SkipError::Eof => eof(at),
+        SkipError::Reserved(p) => {
+            Pending::new(ErrorKind::Syntax, p, "reserved msgpack byte 0xc1".into())
+        }
+        SkipError::InvalidUtf8(p) => Pending::new(
+            ErrorKind::InvalidUtf8,
+            p,
+            "string is not valid UTF-8".into(),
+        ),
     }
 }
 

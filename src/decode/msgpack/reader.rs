@@ -7,6 +7,8 @@
 
 use rmp::Marker;
 
+use crate::bytes::{first, non_ascii_mask, BLOCK};
+
 /// Cursor over borrowed bytes.
 #[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
@@ -97,33 +99,23 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips one complete value: headers and lengths checked, and the UTF-8 of every string
-    /// (not of bin). A scalar or a fixstr (most skipped values) in a few instructions; a
-    /// container iteratively ([`Self::skip_nested`]).
+    /// (not of bin). A scalar or a short ASCII string (most skipped values) in a few
+    /// instructions, from one 32-byte load; anything else by [`Self::skip_nested`].
     #[inline(always)]
     pub fn skip_value(&mut self) -> Result<(), SkipError> {
         let at = self.pos;
-        match self.buf.get(at) {
-            Some(&m) if m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3) => {
+        if let Some(block) = self.buf.get(at..).and_then(|s| s.first_chunk::<BLOCK>()) {
+            let m = block[0];
+            if m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3) {
                 self.skip1();
-                Ok(())
+                return Ok(());
             }
-            Some(&m) if (0xa0..=0xbf).contains(&m) || m == 0xd9 => {
-                // A fixstr, or a str8 (its length in the next byte).
-                let (start, len) = match m {
-                    0xd9 => {
-                        let len = *self.buf.get(at.wrapping_add(1)).ok_or(SkipError::Eof)?;
-                        (at.wrapping_add(2), usize::from(len))
-                    }
-                    _ => (at.wrapping_add(1), usize::from(m & 0x1f)),
-                };
-                let end = start.wrapping_add(len);
-                let text = self.buf.get(start..end).ok_or(SkipError::Eof)?;
-                valid_text(text, at)?;
+            if let Some(end) = short_ascii_end(block, at) {
                 self.pos = end;
-                Ok(())
+                return Ok(());
             }
-            _ => self.skip_nested(true),
         }
+        self.skip_nested(true)
     }
 
     /// [`Self::skip_value`] without the UTF-8 checks (what go-cty does for an unknown
@@ -132,11 +124,104 @@ impl<'a> Reader<'a> {
         self.skip_nested(false)
     }
 
-    /// [`Self::skip_value`] of any value, iteratively. (`pending` stays below
-    /// `remaining() + 2³³`, far from overflowing; the additions saturate regardless.)
+    /// [`Self::skip_value`] of any value, iteratively, at the pace of the bare skip walk
+    /// (`src/cli/skip_walk.rs`): each item's header is read from one fixed 32-byte load
+    /// (one bounds check an item), a short string's UTF-8 checked from that load with one
+    /// mask. Within `BLOCK` bytes of the end, [`Self::skip_items`] takes over; the two give the
+    /// same position or the same error for every input (checked item by item in the same
+    /// order: the string's bounds, its UTF-8, then that the pending items still fit).
     #[inline(never)]
     fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
+        let buf = self.buf;
+        let mut pos = self.pos;
         let mut pending: u64 = 1;
+        while pending > 0 {
+            let Some(head) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
+                self.pos = pos;
+                return self.skip_items(pending, utf8);
+            };
+            pending = pending.wrapping_sub(1);
+            let at = pos;
+            let m = head[0];
+            let be16 = |h: &[u8; BLOCK]| usize::from(u16::from_be_bytes([h[1], h[2]]));
+            let be32 = |h: &[u8; BLOCK]| u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+            // (header bytes, payload bytes, items added)
+            let (header, payload, items): (usize, usize, u64) = match m {
+                0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (1, 0, 0),
+                0x80..=0x8f => (1, 0, u64::from(m & 0x0f) * 2),
+                0x90..=0x9f => (1, 0, u64::from(m & 0x0f)),
+                0xa0..=0xbf => {
+                    let n = usize::from(m & 0x1f);
+                    // Its bytes are inside `head`: ASCII is one mask test.
+                    if utf8 && short_ascii_end(head, at).is_none() {
+                        let start = at.wrapping_add(1);
+                        let text = buf
+                            .get(start..start.wrapping_add(n))
+                            .ok_or(SkipError::Eof)?;
+                        valid_text(text, at)?;
+                    }
+                    (1, n, 0)
+                }
+                0xd9..=0xdb => {
+                    let (header, n) = match m {
+                        0xd9 => (2, usize::from(head[1])),
+                        0xda => (3, be16(head)),
+                        _ => (5, be32(head)),
+                    };
+                    let start = at.wrapping_add(header);
+                    let text = buf
+                        .get(start..start.saturating_add(n))
+                        .ok_or(SkipError::Eof)?;
+                    if utf8 && short_ascii_end(head, at).is_none() {
+                        valid_text(text, at)?;
+                    }
+                    (header, n, 0)
+                }
+                0xc4 => (2, usize::from(head[1]), 0),
+                0xc5 => (3, be16(head), 0),
+                0xc6 => (5, be32(head), 0),
+                // The ext payload and its type byte.
+                0xc7 => (3, usize::from(head[1]), 0),
+                0xc8 => (4, be16(head), 0),
+                0xc9 => (6, be32(head), 0),
+                0xcc | 0xd0 => (2, 0, 0),
+                0xcd | 0xd1 => (3, 0, 0),
+                0xca | 0xce | 0xd2 => (5, 0, 0),
+                0xcb | 0xcf | 0xd3 => (9, 0, 0),
+                0xd4 => (3, 0, 0),
+                0xd5 => (4, 0, 0),
+                0xd6 => (6, 0, 0),
+                0xd7 => (10, 0, 0),
+                0xd8 => (18, 0, 0),
+                0xdc => (3, 0, be16(head) as u64),
+                0xdd => (5, 0, be32(head) as u64),
+                0xde => (3, 0, (be16(head) as u64) << 1),
+                0xdf => (5, 0, (be32(head) as u64) << 1),
+                0xc1 => return Err(SkipError::Reserved(at)),
+            };
+            // `at + 32 <= len <= isize::MAX`, `header <= 18` and `payload < 2³²`: no
+            // overflow on a 64-bit target, and a saturated sum is past the end anyway.
+            pos = at.saturating_add(header).saturating_add(payload);
+            let Some(left) = buf.len().checked_sub(pos) else {
+                return Err(SkipError::Eof);
+            };
+            // `pending <= left + 1` before, `items < 2³³`: far from overflowing.
+            pending = pending.saturating_add(items);
+            // Every pending item needs at least one byte: a claim beyond the input is EOF.
+            if pending > left as u64 {
+                return Err(SkipError::Eof);
+            }
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// The careful stepper under [`Self::skip_nested`]: steps over `pending` items, each
+    /// read through the checked cursor. [`Self::skip_nested`] hands over to it within
+    /// 32 bytes of the end, and tests run both over the same inputs. (`pending` stays
+    /// below `remaining() + 2³³`, far from overflowing; the additions saturate regardless.)
+    #[inline(never)]
+    fn skip_items(&mut self, mut pending: u64, utf8: bool) -> Result<(), SkipError> {
         while pending > 0 {
             pending = pending.saturating_sub(1);
             let at = self.pos;
@@ -206,6 +291,24 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// For a fixstr, or a str8 of at most 30 bytes, whose header starts `block` (at offset `at`)
+/// and whose bytes are all ASCII: the offset after it. `None` for anything else, whose UTF-8
+/// the caller checks the long way.
+#[inline(always)]
+fn short_ascii_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
+    let m = block[0];
+    let (header, n): (usize, usize) = match m {
+        0xa0..=0xbf => (1, usize::from(m & 0x1f)),
+        0xd9 if block[1] <= 30 => (2, usize::from(block[1])),
+        _ => return None,
+    };
+    // The string's bytes are bits `header..header + n` of the block (`header + n <= 32`).
+    // (`header + n <= 32`: small numbers.)
+    let end = header.wrapping_add(n);
+    let text = first(end) & !first(header);
+    (non_ascii_mask(block) & text == 0).then(|| at.wrapping_add(end))
+}
+
 /// A skipped string's bytes (whose header is at `at`) must be UTF-8.
 #[inline(always)]
 fn valid_text(bytes: &[u8], at: usize) -> Result<(), SkipError> {
@@ -268,4 +371,81 @@ pub(crate) fn is_str_or_bin(m: u8) -> bool {
 #[inline(always)]
 pub(crate) fn is_ext(m: u8) -> bool {
     matches!(m, 0xc7..=0xc9 | 0xd4..=0xd8)
+}
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
+mod tests {
+    use super::{Reader, SkipError};
+    use crate::test_rng::{next, rounds};
+
+    /// The outcome of a skip: the end position, or the error with its offset.
+    fn outcome(r: Result<(), SkipError>, reader: &Reader<'_>) -> (u8, usize) {
+        match r {
+            Ok(()) => (0, reader.pos),
+            Err(SkipError::Eof) => (1, 0),
+            Err(SkipError::Reserved(p)) => (2, p),
+            Err(SkipError::InvalidUtf8(p)) => (3, p),
+        }
+    }
+
+    /// Random MessagePack-ish bytes: markers biased to containers, short strings (some with
+    /// bytes above 0x7f) and headers, so every arm of both steppers is reached.
+    fn random_input(seed: &mut u64) -> Vec<u8> {
+        const MARKERS: [u8; 24] = [
+            0x01, 0x82, 0x93, 0xa3, 0xa9, 0xbf, 0xc0, 0xc1, 0xc4, 0xc7, 0xca, 0xcb, 0xcd, 0xd4,
+            0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0xe5, 0x80,
+        ];
+        let len = (next(seed) % 96) as usize;
+        (0..len)
+            .map(|_| match next(seed) % 4 {
+                0 => MARKERS[next(seed) as usize % MARKERS.len()],
+                1 => 0x61,
+                2 => 0,
+                _ => next(seed) as u8,
+            })
+            .collect()
+    }
+
+    /// The fast stepper and the careful one agree on every input, at every start and with
+    /// UTF-8 checks on and off (memchr's way: the fast path against the naive one).
+    #[test]
+    fn fast_skip_matches_careful_skip() {
+        let mut seed = 0x5eed_u64;
+        for _ in 0..rounds(200_000, 2_000) {
+            let input = random_input(&mut seed);
+            for utf8 in [true, false] {
+                let mut fast = Reader::new(&input);
+                let f = fast.skip_nested(utf8);
+                let mut careful = Reader::new(&input);
+                let c = careful.skip_items(1, utf8);
+                assert_eq!(
+                    outcome(f, &fast),
+                    outcome(c, &careful),
+                    "utf8 {utf8}, input {input:02x?}"
+                );
+            }
+        }
+    }
+
+    /// A list of maps with strings (ASCII and not) far from the end and near it.
+    #[test]
+    fn fast_skip_exact_ends() {
+        let mut bytes = vec![0x92, 0x81, 0xa1, b'k', 0xa3, b'a', 0xc3, 0xa9, 0x82, 0xa2];
+        bytes.extend_from_slice(b"ab");
+        bytes.extend_from_slice(&[0xd9, 12]);
+        bytes.extend_from_slice(b"twelve bytes");
+        bytes.extend_from_slice(&[0xa1, b'x', 0x2a]);
+        let end = bytes.len();
+        bytes.extend_from_slice(&[0; 20]);
+        let mut r = Reader::new(&bytes);
+        assert!(r.skip_nested(true).is_ok());
+        assert_eq!(r.pos, end);
+        // 0xc3 0xa9 is "é": valid. A lone 0xff in a fixstr is not, named at its header.
+        let bad = [0x91, 0xa2, b'a', 0xff, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut r = Reader::new(&bad);
+        assert_eq!(outcome(r.skip_nested(true), &r), (3, 1));
+        let mut r = Reader::new(&bad);
+        assert_eq!(outcome(r.skip_nested(false), &r), (0, 4));
+    }
 }

@@ -1,0 +1,254 @@
+//! The object loop of a projected program ([`Program::select`]): most of the keys it meets
+//! name no selected attribute. Each key's first 32 bytes are loaded once and compared with
+//! the few selected attributes' pre-encoded keys; a short ASCII key that matches none is
+//! stepped over with its value right there (the value by the reader's skip, at the skip
+//! walk's pace). Any other key takes the general path (`object_key`: other encodings of a
+//! name, errors).
+//!
+//! [`Program::select`]: crate::Program::select
+
+use super::{skip_error, Decoder};
+use crate::bytes::{first, is_ascii, non_ascii_mask, BLOCK};
+use crate::decode::common::{duplicate_attribute, missing_attribute, AttrTable, Pending, Seen};
+use crate::decode::slots::Slots;
+use crate::program::Program;
+use crate::value::Value;
+
+impl<'a> Decoder<'a> {
+    /// The `len` keys of a projected object (its header at `at_object` already read) into
+    /// `out`, one slot per selected attribute: duplicates refused, missing ones refused or
+    /// null as for any object, unknown keys stepped over.
+    #[inline(never)]
+    pub(super) fn object_projected(
+        &mut self,
+        prog: &'a Program,
+        table: &AttrTable<'a>,
+        out: &mut Slots<'a, Value<'a>>,
+        len: u32,
+        at_object: usize,
+    ) -> Result<(), Pending> {
+        let n = table.entries.len();
+        let mut seen = Seen::new(self.bump, n, 0);
+        out.fill_rest(Value::Null);
+        let buf = self.r.buf;
+        let max_key = self.options.limits.max_string_len as usize;
+        // The fixstr lengths a selected attribute's key has: a fixstr key of any other length
+        // is unknown without a compare.
+        let selected_lens = table
+            .entries
+            .iter()
+            .fold(0u32, |lens, e| lens | e.fixstr_len_bit());
+        for _ in 0..len {
+            let at = self.r.pos;
+            let found = match buf.get(at..).and_then(|s| s.first_chunk::<BLOCK>()) {
+                Some(block) if unselected_fixstr(block[0], selected_lens, max_key) => {
+                    if let Some(end) = short_pair_end(block, at) {
+                        self.r.pos = end;
+                        continue;
+                    }
+                    if let Some((start, end)) = unknown_ascii_key(block, buf, at, max_key) {
+                        self.r.pos = end;
+                        if let Err(e) = self.r.skip_value() {
+                            let key = buf.get(start..end).unwrap_or_default();
+                            let key = std::str::from_utf8(key).unwrap_or_default();
+                            return Err(skip_error(e, end).in_attr(key));
+                        }
+                        continue;
+                    }
+                    None // a key that is not ASCII: the general path checks it
+                }
+                Some(block) => {
+                    let word = u32::from_le_bytes(*block.first_chunk::<4>().unwrap_or(&[0; 4]));
+                    let found = table
+                        .entries
+                        .iter()
+                        .position(|e| e.head_matches(word) && e.matches_block(block, buf, at));
+                    if found.is_none() {
+                        // A fixstr or str8 key that is no selected attribute's (their keys in
+                        // these encodings were all compared whole): when ASCII, stepped over
+                        // with its value.
+                        if let Some((start, end)) = unknown_ascii_key(block, buf, at, max_key) {
+                            self.r.pos = end;
+                            if let Err(e) = self.r.skip_value() {
+                                let key = buf.get(start..end).unwrap_or_default();
+                                let key = std::str::from_utf8(key).unwrap_or_default();
+                                return Err(skip_error(e, end).in_attr(key));
+                            }
+                            continue;
+                        }
+                    }
+                    found
+                }
+                None => table.entries.iter().position(|e| e.matches(buf, at)),
+            };
+            let j = match found.and_then(|j| Some((j, table.entries.get(j)?))) {
+                Some((j, entry)) => {
+                    // The key's bytes are at `at`: `at + len <= buf.len()`.
+                    self.r.pos = at.wrapping_add(entry.len());
+                    j
+                }
+                None => match self.object_key(table, at)? {
+                    Some(j) => j,
+                    None => continue, // an unknown key, skipped with its value
+                },
+            };
+            if !seen.insert(j) {
+                return Err(duplicate_attribute(table.name(j), at));
+            }
+            let Some(entry) = table.entries.get(j) else {
+                return Err(super::internal(at));
+            };
+            let v = self
+                .value(prog, entry.code, entry.op)
+                .map_err(|e| e.in_attr(table.name(j)))?;
+            out.set(j, v);
+        }
+        if !self.options.missing_attributes_null {
+            if let Some(j) = seen.first_missing(n) {
+                return Err(missing_attribute(table.name(j), at_object));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of the key at `at` (`block` holds its first 32 bytes) when it is a fixstr, or a
+/// str8 of 32 bytes or more, of ASCII bytes no longer than `max_key`: `(start, end)` of its bytes in `buf`.
+#[inline(always)]
+fn unknown_ascii_key(
+    block: &[u8; BLOCK],
+    buf: &[u8],
+    at: usize,
+    max_key: usize,
+) -> Option<(usize, usize)> {
+    let m = block[0];
+    let (header, n) = match m {
+        0xa0..=0xbf => (1, usize::from(m & 0x1f)),
+        // (A str8 of fewer than 32 bytes is another encoding of a name a fixstr can hold,
+        // maybe a selected one: the general path reads it.)
+        0xd9 if block[1] >= 32 => (2, usize::from(block[1])),
+        _ => return None,
+    };
+    let start = at.wrapping_add(header);
+    let end = start.wrapping_add(n);
+    let ascii = if header.wrapping_add(n) <= BLOCK {
+        non_ascii_mask(block) & first(header.wrapping_add(n)) & !first(header) == 0
+    } else {
+        is_ascii(buf.get(start..end)?)
+    };
+    (ascii && n <= max_key).then_some((start, end))
+}
+
+/// True for a fixstr key marker `m` whose length no selected attribute's fixstr key has
+/// (`selected_lens`, a bit per length) and within `max_key`: the key is unknown.
+#[inline(always)]
+fn unselected_fixstr(m: u8, selected_lens: u32, max_key: usize) -> bool {
+    (0xa0..=0xbf).contains(&m)
+        && selected_lens >> (m & 0x1f) & 1 == 0
+        && usize::from(m & 0x1f) <= max_key
+}
+
+/// An unknown key and its value at `at` stepped over in one mask test, when both lie in
+/// `block` (the 32 bytes at `at`): a fixstr key, then a scalar or a fixstr or str8 value, every
+/// string byte ASCII. The offset after the value, else `None`.
+#[inline(always)]
+fn short_pair_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
+    let key_end = usize::from(block[0] & 0x1f).wrapping_add(1);
+    let vm = *block.get(key_end)?;
+    // `text`: the bits of the string bytes (the key's and the value's), which must be ASCII.
+    let (end, text) = if vm <= 0x7f || vm >= 0xe0 || matches!(vm, 0xc0 | 0xc2 | 0xc3) {
+        (key_end.wrapping_add(1), first(key_end))
+    } else if (0xa0..=0xbf).contains(&vm) {
+        let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));
+        (end, first(end.min(BLOCK)) & !(1 << key_end))
+    } else if vm == 0xd9 {
+        let end = key_end
+            .wrapping_add(2)
+            .wrapping_add(usize::from(*block.get(key_end.wrapping_add(1))?));
+        (end, first(end.min(BLOCK)) & !(3 << key_end))
+    } else {
+        return None;
+    };
+    // (Bit 0 is the key's marker.)
+    (end <= BLOCK && non_ascii_mask(block) & text & !1 == 0).then(|| at.wrapping_add(end))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::Selection;
+    use crate::{ErrorKind, Program};
+
+    const LONG: &str = "a_selected_name_of_thirty_four_b_";
+
+    fn programs() -> (Program, Program) {
+        let ty = format!(r#"["object",{{"a":"number","b":"string","{LONG}":"string"}}]"#);
+        let full = Program::from_type_json(&ty).unwrap();
+        let projected = full
+            .select(&Selection::parse(["a", LONG]).unwrap())
+            .unwrap();
+        (full, projected)
+    }
+
+    /// Every kind of key the loop meets: unknown fixstr keys with a scalar, a short string,
+    /// a str8 and a container value (the one-mask pair path and the skip), a selected name
+    /// as a non-canonical str8 (the general path), an unknown key of 40 bytes (str8) and a
+    /// non-ASCII one, and a selected name longer than a fixstr holds.
+    #[test]
+    fn keys_of_every_shape() {
+        let (_, projected) = programs();
+        let mut input = vec![0x86, 0xa2, b'z', b'z', 0xa5];
+        input.extend_from_slice(b"hello");
+        input.extend_from_slice(&[0xd9, 1, b'a', 0x07]); // "a" as str8: 7
+        input.extend_from_slice(&[0xd9, 40]);
+        input.extend_from_slice(&[b'k'; 40]);
+        input.extend_from_slice(&[0x92, 0x01, 0xa2, 0xc3, 0xa9]);
+        input.extend_from_slice(&[0xa2, 0xc3, 0xa9, 0xc0]); // "é": nil
+        input.extend_from_slice(&[0xd9, LONG.len() as u8]);
+        input.extend_from_slice(LONG.as_bytes());
+        input.extend_from_slice(&[0xa1, b'x']);
+        input.extend_from_slice(&[0xa1, b'b', 0xd9, 3]);
+        input.extend_from_slice(b"str");
+        let bump = bumpalo::Bump::new();
+        let v = projected.decode_msgpack(&input, &bump).unwrap();
+        assert_eq!(
+            crate::dump::to_string(&projected, v).unwrap(),
+            format!(r#"{{"a":7,"{LONG}":"x"}}"#)
+        );
+    }
+
+    /// Errors in what the loop steps over name the unknown attribute and the offset.
+    #[test]
+    fn errors_name_the_skipped_attribute() {
+        let (_, projected) = programs();
+        let bump = bumpalo::Bump::new();
+        // {"zz": [0xc1]}: the reserved byte, at offset 5.
+        let e = projected
+            .decode_msgpack(&[0x81, 0xa2, b'z', b'z', 0x91, 0xc1], &bump)
+            .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path(), e.offset()),
+            (ErrorKind::Syntax, ".zz", Some(5))
+        );
+        // {"zz": "\xff"}: a skipped string that is not UTF-8, named at its header (4).
+        let e = projected
+            .decode_msgpack(&[0x81, 0xa2, b'z', b'z', 0xa1, 0xff], &bump)
+            .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path(), e.offset()),
+            (ErrorKind::InvalidUtf8, ".zz", Some(4))
+        );
+        // {"a": 1, "a": 2}: a selected attribute twice.
+        let e = projected
+            .decode_msgpack(&[0x82, 0xa1, b'a', 0x01, 0xa1, b'a', 0x02], &bump)
+            .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path(), e.offset()),
+            (ErrorKind::DuplicateKey, ".a", Some(4))
+        );
+        // {"zz": 1}: the selected ones missing.
+        let e = projected
+            .decode_msgpack(&[0x81, 0xa2, b'z', b'z', 0x01], &bump)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::MissingAttribute);
+    }
+}
