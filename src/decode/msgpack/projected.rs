@@ -7,6 +7,7 @@
 //!
 //! [`Program::select`]: crate::Program::select
 
+use super::reader::{is_one_byte, value_end};
 use super::{skip_error, Decoder};
 use crate::bytes::{first, is_ascii, non_ascii_mask, BLOCK};
 use crate::decode::common::{duplicate_attribute, missing_attribute, AttrTable, Pending, Seen};
@@ -38,7 +39,17 @@ impl<'a> Decoder<'a> {
             .entries
             .iter()
             .fold(0u32, |lens, e| lens | e.fixstr_len_bit());
-        for _ in 0..len {
+        let mut left = len;
+        loop {
+            // A run of unselected pairs stepped over with the cursor in a register; it stops
+            // before the first pair it cannot take (a key of a selected attribute's length,
+            // another encoding, a fault), which the general path below reads.
+            let (pos, rest) = unselected_run(buf, self.r.pos, left, selected_lens, max_key);
+            self.r.pos = pos;
+            let Some(rest) = rest.checked_sub(1) else {
+                break;
+            };
+            left = rest;
             let at = self.r.pos;
             let found = match buf.get(at..).and_then(|s| s.first_chunk::<BLOCK>()) {
                 Some(block) if unselected_fixstr(block[0], selected_lens, max_key) => {
@@ -139,6 +150,44 @@ fn unknown_ascii_key(
     (ascii && n <= max_key).then_some((start, end))
 }
 
+/// Steps over up to `pairs` key/value pairs from `pos` while each key is a fixstr that
+/// [`unselected_fixstr`] calls unknown, of ASCII bytes, and its value well-formed and
+/// UTF-8 ([`value_end`]): the position after the last pair stepped over and the pairs left.
+/// Builds no error: whatever stops it is read again by the general path.
+#[inline(always)]
+fn unselected_run(
+    buf: &[u8],
+    mut pos: usize,
+    mut pairs: u32,
+    selected_lens: u32,
+    max_key: usize,
+) -> (usize, u32) {
+    while pairs > 0 {
+        let Some(block) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
+            break;
+        };
+        if !unselected_fixstr(block[0], selected_lens, max_key) {
+            break;
+        }
+        let end = match short_pair_end(block, pos) {
+            Some(end) => end,
+            None => {
+                let key_end = usize::from(block[0] & 0x1f).wrapping_add(1);
+                if non_ascii_mask(block) & first(key_end) & !1 != 0 {
+                    break;
+                }
+                match value_end(buf, pos.wrapping_add(key_end)) {
+                    Some(end) => end,
+                    None => break,
+                }
+            }
+        };
+        pos = end;
+        pairs = pairs.wrapping_sub(1);
+    }
+    (pos, pairs)
+}
+
 /// True for a fixstr key marker `m` whose length no selected attribute's fixstr key has
 /// (`selected_lens`, a bit per length) and within `max_key`: the key is unknown.
 #[inline(always)]
@@ -149,14 +198,15 @@ fn unselected_fixstr(m: u8, selected_lens: u32, max_key: usize) -> bool {
 }
 
 /// An unknown key and its value at `at` stepped over in one mask test, when both lie in
-/// `block` (the 32 bytes at `at`): a fixstr key, then a scalar or a fixstr or str8 value, every
+/// `block` (the 32 bytes at `at`): a fixstr key, then a one-byte value (a scalar, an empty
+/// list or map) or a fixstr or str8 value, every
 /// string byte ASCII. The offset after the value, else `None`.
 #[inline(always)]
 fn short_pair_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
     let key_end = usize::from(block[0] & 0x1f).wrapping_add(1);
     let vm = *block.get(key_end)?;
     // `text`: the bits of the string bytes (the key's and the value's), which must be ASCII.
-    let (end, text) = if vm <= 0x7f || vm >= 0xe0 || matches!(vm, 0xc0 | 0xc2 | 0xc3) {
+    let (end, text) = if is_one_byte(vm) {
         (key_end.wrapping_add(1), first(key_end))
     } else if (0xa0..=0xbf).contains(&vm) {
         let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));

@@ -106,11 +106,23 @@ impl<'a> Reader<'a> {
         let at = self.pos;
         if let Some(block) = self.buf.get(at..).and_then(|s| s.first_chunk::<BLOCK>()) {
             let m = block[0];
-            if m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3) {
+            if is_one_byte(m) {
                 self.skip1();
                 return Ok(());
             }
             if let Some(end) = short_ascii_end(block, at) {
+                self.pos = end;
+                return Ok(());
+            }
+            if let Some((start, n)) = match m {
+                0xa0..=0xbf => Some((1, usize::from(m & 0x1f))),
+                0xd9 => Some((2, usize::from(block[1]))),
+                _ => None,
+            } {
+                // A longer string (an ARN, a DNS name): its bytes checked here.
+                let start = at.wrapping_add(start);
+                let end = start.wrapping_add(n);
+                valid_text(self.buf.get(start..end).ok_or(SkipError::Eof)?, at)?;
                 self.pos = end;
                 return Ok(());
             }
@@ -124,101 +136,23 @@ impl<'a> Reader<'a> {
         self.skip_nested(false)
     }
 
-    /// [`Self::skip_value`] of any value, iteratively, at the pace of the bare skip walk
-    /// (`src/cli/skip_walk.rs`): each item's header is read from one fixed 32-byte load
-    /// (one bounds check an item), a short string's UTF-8 checked from that load with one
-    /// mask. Within `BLOCK` bytes of the end, [`Self::skip_items`] takes over; the two give the
-    /// same position or the same error for every input (checked item by item in the same
-    /// order: the string's bounds, its UTF-8, then that the pending items still fit).
+    /// [`Self::skip_value`] of any value: [`value_end`] when the value is well-formed and
+    /// ends at least 32 bytes before the input does (almost always), else the careful
+    /// [`Self::skip_items`], which also finds the error. Without `utf8` (refinements), the
+    /// careful stepper alone.
     #[inline(never)]
     fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
-        let buf = self.buf;
-        let mut pos = self.pos;
-        let mut pending: u64 = 1;
-        while pending > 0 {
-            let Some(head) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
-                self.pos = pos;
-                return self.skip_items(pending, utf8);
-            };
-            pending = pending.wrapping_sub(1);
-            let at = pos;
-            let m = head[0];
-            let be16 = |h: &[u8; BLOCK]| usize::from(u16::from_be_bytes([h[1], h[2]]));
-            let be32 = |h: &[u8; BLOCK]| u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
-            // (header bytes, payload bytes, items added)
-            let (header, payload, items): (usize, usize, u64) = match m {
-                0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (1, 0, 0),
-                0x80..=0x8f => (1, 0, u64::from(m & 0x0f) * 2),
-                0x90..=0x9f => (1, 0, u64::from(m & 0x0f)),
-                0xa0..=0xbf => {
-                    let n = usize::from(m & 0x1f);
-                    // Its bytes are inside `head`: ASCII is one mask test.
-                    if utf8 && short_ascii_end(head, at).is_none() {
-                        let start = at.wrapping_add(1);
-                        let text = buf
-                            .get(start..start.wrapping_add(n))
-                            .ok_or(SkipError::Eof)?;
-                        valid_text(text, at)?;
-                    }
-                    (1, n, 0)
-                }
-                0xd9..=0xdb => {
-                    let (header, n) = match m {
-                        0xd9 => (2, usize::from(head[1])),
-                        0xda => (3, be16(head)),
-                        _ => (5, be32(head)),
-                    };
-                    let start = at.wrapping_add(header);
-                    let text = buf
-                        .get(start..start.saturating_add(n))
-                        .ok_or(SkipError::Eof)?;
-                    if utf8 && short_ascii_end(head, at).is_none() {
-                        valid_text(text, at)?;
-                    }
-                    (header, n, 0)
-                }
-                0xc4 => (2, usize::from(head[1]), 0),
-                0xc5 => (3, be16(head), 0),
-                0xc6 => (5, be32(head), 0),
-                // The ext payload and its type byte.
-                0xc7 => (3, usize::from(head[1]), 0),
-                0xc8 => (4, be16(head), 0),
-                0xc9 => (6, be32(head), 0),
-                0xcc | 0xd0 => (2, 0, 0),
-                0xcd | 0xd1 => (3, 0, 0),
-                0xca | 0xce | 0xd2 => (5, 0, 0),
-                0xcb | 0xcf | 0xd3 => (9, 0, 0),
-                0xd4 => (3, 0, 0),
-                0xd5 => (4, 0, 0),
-                0xd6 => (6, 0, 0),
-                0xd7 => (10, 0, 0),
-                0xd8 => (18, 0, 0),
-                0xdc => (3, 0, be16(head) as u64),
-                0xdd => (5, 0, be32(head) as u64),
-                0xde => (3, 0, (be16(head) as u64) << 1),
-                0xdf => (5, 0, (be32(head) as u64) << 1),
-                0xc1 => return Err(SkipError::Reserved(at)),
-            };
-            // `at + 32 <= len <= isize::MAX`, `header <= 18` and `payload < 2³²`: no
-            // overflow on a 64-bit target, and a saturated sum is past the end anyway.
-            pos = at.saturating_add(header).saturating_add(payload);
-            let Some(left) = buf.len().checked_sub(pos) else {
-                return Err(SkipError::Eof);
-            };
-            // `pending <= left + 1` before, `items < 2³³`: far from overflowing.
-            pending = pending.saturating_add(items);
-            // Every pending item needs at least one byte: a claim beyond the input is EOF.
-            if pending > left as u64 {
-                return Err(SkipError::Eof);
+        if utf8 {
+            if let Some(end) = value_end(self.buf, self.pos) {
+                self.pos = end;
+                return Ok(());
             }
         }
-        self.pos = pos;
-        Ok(())
+        self.skip_items(1, utf8)
     }
 
-    /// The careful stepper under [`Self::skip_nested`]: steps over `pending` items, each
-    /// read through the checked cursor. [`Self::skip_nested`] hands over to it within
-    /// 32 bytes of the end, and tests run both over the same inputs. (`pending` stays
+    /// The careful stepper: steps over `pending` items, each read through the checked
+    /// cursor, and names the first fault. [`value_end`] is checked against it. (`pending` stays
     /// below `remaining() + 2³³`, far from overflowing; the additions saturate regardless.)
     #[inline(never)]
     fn skip_items(&mut self, mut pending: u64, utf8: bool) -> Result<(), SkipError> {
@@ -289,6 +223,90 @@ impl<'a> Reader<'a> {
         }
         Ok(())
     }
+}
+
+/// The end of the MessagePack value at `at` when it is well-formed, its strings are UTF-8 and
+/// every item's header starts at least 32 bytes before the end of `buf`; `None` otherwise
+/// (a fault, or too near the end: [`Reader::skip_items`] decides). The skip walk's loop
+/// (`src/cli/skip_walk.rs`) with the UTF-8 checks: each item's header read from one 32-byte
+/// load, a short string's bytes checked from that load with one mask, no error to build.
+#[inline(never)]
+pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
+    let mut pos = at;
+    let mut pending: u64 = 1;
+    while pending > 0 {
+        let head = buf.get(pos..)?.first_chunk::<BLOCK>()?;
+        pending = pending.wrapping_sub(1);
+        let at = pos;
+        let m = head[0];
+        if !(0xc0..0xe0).contains(&m) {
+            // A fixint, fixmap, fixarray or fixstr (most items): the header is the marker,
+            // and a fixstr's bytes lie inside `head`, so `pos` stays within the input.
+            let (n, items) = match m >> 4 {
+                0x8 => (0, u64::from(m & 0x0f) << 1),
+                0x9 => (0, u64::from(m & 0x0f)),
+                0xa | 0xb => (usize::from(m & 0x1f), 0),
+                _ => (0, 0),
+            };
+            if n > 0 && short_ascii_end(head, at).is_none() {
+                let start = at.wrapping_add(1);
+                valid_text(buf.get(start..start.wrapping_add(n))?, at).ok()?;
+            }
+            pos = at.wrapping_add(1).wrapping_add(n);
+            pending = pending.wrapping_add(items);
+        } else {
+            let be16 = |h: &[u8; BLOCK]| usize::from(u16::from_be_bytes([h[1], h[2]]));
+            let be32 = |h: &[u8; BLOCK]| u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
+            // (header bytes, payload bytes, items added)
+            let (header, payload, items): (usize, usize, u64) = match m {
+                0xc0 | 0xc2 | 0xc3 => (1, 0, 0),
+                0xd9 => (2, usize::from(head[1]), 0),
+                0xda => (3, be16(head), 0),
+                0xdb => (5, be32(head), 0),
+                0xc4 => (2, usize::from(head[1]), 0),
+                0xc5 => (3, be16(head), 0),
+                0xc6 => (5, be32(head), 0),
+                // The ext payload and its type byte.
+                0xc7 => (3, usize::from(head[1]), 0),
+                0xc8 => (4, be16(head), 0),
+                0xc9 => (6, be32(head), 0),
+                0xcc | 0xd0 => (2, 0, 0),
+                0xcd | 0xd1 => (3, 0, 0),
+                0xca | 0xce | 0xd2 => (5, 0, 0),
+                0xcb | 0xcf | 0xd3 => (9, 0, 0),
+                0xd4 => (3, 0, 0),
+                0xd5 => (4, 0, 0),
+                0xd6 => (6, 0, 0),
+                0xd7 => (10, 0, 0),
+                0xd8 => (18, 0, 0),
+                0xdc => (3, 0, be16(head) as u64),
+                0xdd => (5, 0, be32(head) as u64),
+                0xde => (3, 0, (be16(head) as u64) << 1),
+                0xdf => (5, 0, (be32(head) as u64) << 1),
+                _ => return None, // 0xc1, reserved
+            };
+            // `at + 32 <= len <= isize::MAX`, `header <= 18` and `payload < 2³²`: no
+            // overflow on a 64-bit target, and a saturated sum is past the end anyway.
+            pos = at.saturating_add(header).saturating_add(payload);
+            if matches!(m, 0xd9..=0xdb) && short_ascii_end(head, at).is_none() {
+                valid_text(buf.get(at.wrapping_add(header)..pos)?, at).ok()?;
+            }
+            // `pending <= len` before, `items < 2³³`: far from overflowing.
+            pending = pending.saturating_add(items);
+        }
+        // Every pending item needs at least one byte (and `pos <= len`).
+        if pending > buf.len().checked_sub(pos)? as u64 {
+            return None;
+        }
+    }
+    Some(pos)
+}
+
+/// True for a marker that is the whole value: a fixint, nil, a boolean, an empty fixarray or
+/// fixmap.
+#[inline(always)]
+pub(crate) fn is_one_byte(m: u8) -> bool {
+    m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3 | 0x80 | 0x90)
 }
 
 /// For a fixstr, or a str8 of at most 30 bytes, whose header starts `block` (at offset `at`)
@@ -376,7 +394,7 @@ pub(crate) fn is_ext(m: u8) -> bool {
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
-    use super::{Reader, SkipError};
+    use super::{value_end, Reader, SkipError};
     use crate::test_rng::{next, rounds};
 
     /// The outcome of a skip: the end position, or the error with its offset.
@@ -407,24 +425,24 @@ mod tests {
             .collect()
     }
 
-    /// The fast stepper and the careful one agree on every input, at every start and with
-    /// UTF-8 checks on and off (memchr's way: the fast path against the naive one).
+    /// The fast walk and the careful stepper agree on every input (memchr's way: the fast
+    /// path against the naive one), and so does the reader's skip, which uses both.
     #[test]
-    fn fast_skip_matches_careful_skip() {
+    fn value_end_matches_careful_skip() {
         let mut seed = 0x5eed_u64;
         for _ in 0..rounds(200_000, 2_000) {
             let input = random_input(&mut seed);
-            for utf8 in [true, false] {
-                let mut fast = Reader::new(&input);
-                let f = fast.skip_nested(utf8);
-                let mut careful = Reader::new(&input);
-                let c = careful.skip_items(1, utf8);
-                assert_eq!(
-                    outcome(f, &fast),
-                    outcome(c, &careful),
-                    "utf8 {utf8}, input {input:02x?}"
-                );
+            let mut careful = Reader::new(&input);
+            let c = careful.skip_items(1, true);
+            let c = outcome(c, &careful);
+            // The fast walk finds the same end, or leaves the input to the careful one: for a
+            // fault, or an item within 32 bytes of the end.
+            match value_end(&input, 0) {
+                Some(end) => assert_eq!(c, (0, end), "input {input:02x?}"),
+                None => assert!(c.0 != 0 || input.len() < c.1 + 32, "input {input:02x?}"),
             }
+            let mut skip = Reader::new(&input);
+            assert_eq!(outcome(skip.skip_value(), &skip), c, "input {input:02x?}");
         }
     }
 
