@@ -388,6 +388,65 @@ fn cli_hand_made_state() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// `--type` keeps one type's instances (the others stepped over, counted as skipped) and
+/// `--select` projects each value: the same lines with one job and two. A selected value
+/// that does not decode still fails; an unknown attribute outside the selection is stepped
+/// over; a path the type lacks fails its instances with a schema error; a bad path is usage.
+#[test]
+fn cli_select_and_type() {
+    let (schemas, st) = (data("toy.schemas.json"), data("toy.tfstate"));
+    let args = |jobs: &'static str| {
+        let select = ["--type", "toy_server", "--select", "tags", "--select"];
+        let mut a = vec!["state", "--schemas", &schemas, "--dump", "--jobs", jobs];
+        a.extend(select);
+        a.extend(["disk[*].size", &st]);
+        a.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let run = |jobs| {
+        let a = args(jobs);
+        tfwire(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let one = run("1");
+    assert_eq!(
+        stdout(&one),
+        "toy_server.web[0]\tok\n\
+         {\"disk\":[{\"size\":10}],\"tags\":{\"env\":\"prod\"}}\n\
+         toy_server.web[0] (deposed 3f2a9c1b)\tok\n\
+         {\"disk\":[],\"tags\":null}\n\
+         toy_server.web[1]\terror at .disk[0].size (byte 19): \"big\" is not a valid number\n\
+         module.app.module.db[\"eu\"].toy_server.primary[\"a\\\"b\"]\tok\n\
+         {\"disk\":null,\"tags\":null}\n\
+         toy_server.old\tno schema (legacy flatmap attributes are not supported)\n"
+    );
+    assert_eq!(
+        stderr(&one),
+        "tfwire: instances=5 ok=3 errors=1 no_schema=1 skipped=2 bytes=287 seconds=S\n\
+         tfwire: 1 of 5 instances failed to decode\n"
+    );
+    assert_eq!(one.status.code(), Some(1));
+    let two = run("2");
+    assert_eq!(two.stdout, one.stdout);
+    assert_eq!(stderr(&two), stderr(&one));
+
+    let out = tfwire(&["state", "--schemas", &schemas, "--select", "nope", &st]);
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().next(),
+        Some(
+            "toy_server.web[0]\terror at (root) (byte 0): the schema does not load: \
+             selection .nope: at the root: the object has no attribute \"nope\""
+        )
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = tfwire(&["state", "--schemas", &schemas, "--select", "a[", &st]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tfwire: --select: selection \"a[\": a bad [ ] step\n"
+    );
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn cli_exit_codes() {
     let (schemas, st) = (data("toy.schemas.json"), data("toy.tfstate"));

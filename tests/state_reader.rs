@@ -489,6 +489,67 @@ fn parallel_visit_equals_visit() {
     );
 }
 
+/// A selection and a type filter give the same lines one-shot, in every chunking, from the
+/// parsed state and in parallel: the other type stepped over (not handed out, counted as
+/// skipped, its JSON still checked), each value projected, an unknown attribute outside the
+/// selection stepped over, a selected value that does not decode an error.
+#[test]
+fn selection_and_types_in_every_chunking() {
+    let mut set = doc();
+    set.select(tfwire::schema::Selection::parse(["n"]).unwrap());
+    set.only_types(["null_resource"]);
+    let text = format!(
+        r#"{{"version":4,"resources":[{{"mode":"data","type":"other","name":"b","provider":"{PROVIDER}","instances":[{{"attributes":{{"x":[1,2]}}}}]}},{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":[{{"index_key":0,"attributes":{{"id":"a","n":1.5,"extra":{{"deep":[true]}}}}}},{{"index_key":1,"attributes":{{"id":"b","n":"x"}}}}]}}]}}"#
+    );
+    let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
+    let results: Vec<&str> = one
+        .iter()
+        .map(|l| l.split_once(" ok ").map_or(l.as_str(), |(_, r)| r))
+        .collect();
+    assert_eq!(results.len(), 2, "{one:?}");
+    assert_eq!(results[0], r#"{"n":1.5}"#);
+    assert!(one[1].starts_with("null_resource.a[1] "), "{}", one[1]);
+    assert!(
+        one[1].contains(r#"error at .n (byte 14): "x" is not a valid number"#),
+        "{}",
+        one[1]
+    );
+    for max in [1, 3, 17] {
+        let chunked = Chunked {
+            data: text.as_bytes(),
+            seed: max as u64,
+            max,
+        };
+        assert_eq!(
+            by_reader(&set, chunked, small(5)).unwrap(),
+            one,
+            "chunks of {max}"
+        );
+    }
+    assert_eq!(by_parse(&set, &text).unwrap(), one);
+    let summary = StateReader::new(text.as_bytes())
+        .visit(&set, &DecodeOptions::default(), |_, _| {})
+        .unwrap();
+    assert_eq!((summary.instances, summary.skipped), (2, 1));
+    let mut lines = Vec::new();
+    let summary = StateReader::new(text.as_bytes())
+        .visit_parallel(
+            &set,
+            &DecodeOptions::default(),
+            2,
+            Vec::new,
+            |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+            |acc| lines.extend(acc),
+        )
+        .unwrap();
+    assert_eq!(lines, one);
+    assert_eq!((summary.instances, summary.skipped), (2, 1));
+    // The skipped instance's JSON is still checked.
+    let bad = text.replacen("[1,2]", "[1,,2]", 1);
+    let e = by_reader(&set, bad.as_bytes(), ReaderOptions::default()).unwrap_err();
+    assert!(e.contains("resources[0].instances[0].attributes"), "{e}");
+}
+
 /// `tfwire state` on a file large enough to have its instances decoded in parallel: the
 /// same bytes with `--jobs 1` and `--jobs 2`, text and NDJSON.
 #[test]

@@ -25,6 +25,7 @@ match): FILE<TAB>ADDRESS<TAB>ok. With --format ndjson, one JSON object per insta
 
 Standard error: the diagnostics, then one summary line:
   tfwire: instances=N ok=N errors=N no_schema=N bytes=N seconds=S
+(with --type, `skipped=N` after no_schema: the instances of other types)
 bytes: the attribute JSON decoded; seconds: time spent reading the state files, decoding and
 formatting their instances, including each schema's compilation on first use (not loading
 schemas). Legacy instances (only attributes_flat) count as no_schema. Standard output holds
@@ -89,6 +90,18 @@ pub struct StateArgs {
     /// every core; at least 1). The output is the same, in the same order, whatever the count.
     #[arg(short, long, value_name = "N", value_parser = jobs_count)]
     jobs: Option<usize>,
+    /// Decode only this part of each instance's attributes (repeatable): a path in
+    /// Terraform's notation such as `tags` or `ebs_block_device[*].volume_id`. The value
+    /// (DUMP, NDJSON `value`) holds only the selected attributes; the rest is stepped over
+    /// (checked as JSON, not against the schema). A type without the path fails its
+    /// instances (error kind `schema`): combine with `--type`.
+    #[arg(long, value_name = "PATH")]
+    select: Vec<String>,
+    /// Only instances of this resource or data source type (repeatable): the others are
+    /// stepped over undecoded (checked as JSON) and print nothing; the summary line counts
+    /// them as `skipped=N` on the summary line.
+    #[arg(long = "type", value_name = "TYPE")]
+    types: Vec<String>,
     /// State files (format version 4).
     #[arg(value_name = "STATE", required = true)]
     states: Vec<PathBuf>,
@@ -118,6 +131,8 @@ struct Totals {
     ok: u64,
     errors: u64,
     no_schema: u64,
+    /// Instances of types `--type` leaves out.
+    skipped: u64,
     bytes: u64,
     time: Duration,
 }
@@ -150,6 +165,12 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     for doc in docs {
         set.append(doc?);
     }
+    if !args.select.is_empty() {
+        let selection = tfwire::schema::Selection::parse(&args.select)
+            .map_err(|e| Failure::Usage(format!("--select: {e}")))?;
+        set.select(selection);
+    }
+    set.only_types(args.types.iter().cloned());
     let options = DecodeOptions::default()
         .with_skip_unknown_attributes(args.skip_unknown_attrs)
         .with_check_item_counts(args.check_item_counts);
@@ -254,8 +275,12 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     out.flush()?;
     progress.finish();
     let t = &totals;
+    let skipped = match args.types.is_empty() {
+        true => String::new(),
+        false => format!(" skipped={}", t.skipped),
+    };
     eprintln!(
-        "tfwire: instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
+        "tfwire: instances={} ok={} errors={} no_schema={}{skipped} bytes={} seconds={:.3}",
         t.instances,
         t.ok,
         t.errors,
@@ -305,6 +330,7 @@ impl Totals {
         self.ok += t.ok;
         self.errors += t.errors;
         self.no_schema += t.no_schema;
+        self.skipped += t.skipped;
         self.bytes += t.bytes;
         self.time += t.time;
     }
@@ -391,6 +417,9 @@ fn stream_file(
         )
     };
     totals.time = start.elapsed();
+    if let Ok(summary) = &result {
+        totals.skipped = summary.skipped;
+    }
     (totals, result.map(drop).map_err(|e| e.to_string()))
 }
 

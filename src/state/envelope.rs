@@ -469,6 +469,9 @@ impl<'u> Unit<'u> {
         }
         bump.reset();
         let resource = &walk.resource;
+        // An instance of a type the set does not want is stepped over, checked as JSON.
+        let wanted = self.set.wants(&resource.type_name);
+        let decode = walk.decode && wanted;
         let mut instance = Instance {
             index_key: None,
             deposed: None,
@@ -513,7 +516,7 @@ impl<'u> Unit<'u> {
                     };
                     end
                 }
-                "attributes" if !walk.decode => {
+                "attributes" if !decode => {
                     self.at
                         .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
                     let end = self.skip(v)?;
@@ -565,7 +568,7 @@ impl<'u> Unit<'u> {
                 instance.attributes = Attributes::Flat;
                 Outcome::Legacy
             }
-            (None, false) if !walk.decode => Outcome::NoSchema,
+            (None, false) if !decode => Outcome::NoSchema,
             (None, false) => {
                 let item = InstanceRef {
                     resource,
@@ -574,6 +577,11 @@ impl<'u> Unit<'u> {
                 self.set.decode(item, bump, self.options)
             }
         };
+        walk.instance_index = walk.instance_index.saturating_add(1);
+        if !wanted {
+            walk.summary.skipped = walk.summary.skipped.saturating_add(1);
+            return Ok(end);
+        }
         f(
             InstanceRef {
                 resource,
@@ -581,7 +589,6 @@ impl<'u> Unit<'u> {
             },
             &outcome,
         );
-        walk.instance_index = walk.instance_index.saturating_add(1);
         walk.summary.instances = walk.summary.instances.saturating_add(1);
         Ok(end)
     }

@@ -68,8 +68,10 @@ pub struct Summary {
     pub terraform_version: Option<String>,
     /// Resources read.
     pub resources: u64,
-    /// Instance objects read (and handed out).
+    /// Instance objects read and handed out.
     pub instances: u64,
+    /// Instance objects read and stepped over: of a type [`SchemaSet::only_types`] leaves out.
+    pub skipped: u64,
     /// Bytes of the state file read.
     pub bytes: u64,
 }

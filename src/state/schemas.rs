@@ -2,7 +2,7 @@
 //! use, and the decode of one instance's attributes against its candidate schemas (the rules
 //! are in the [module docs](super)).
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -13,7 +13,7 @@ use super::{last_segment, normalize_provider, InstanceRef, Mode, Resource, State
 use crate::decode::json::tokens;
 use crate::error::{DecodeError, ErrorKind, SchemaError};
 use crate::program::{DecodeOptions, Program};
-use crate::schema::{schema_in_document, ProviderSchemas, Schema, Type};
+use crate::schema::{schema_in_document, ProviderSchemas, Schema, Selection, Type};
 use crate::value::Value;
 
 /// The schemas of several providers-schema documents, each compiled on first use and cached.
@@ -24,6 +24,11 @@ pub struct SchemaSet {
     /// per instance; the keys come from the schema documents, a state's names only look up.)
     types: FxHashMap<String, [Vec<Entry>; 2]>,
     documents: usize,
+    /// The selection every program is projected on ([`SchemaSet::select`]).
+    selection: Option<Selection>,
+    /// The resource types whose instances are decoded ([`SchemaSet::only_types`]); every
+    /// type when `None`.
+    only: Option<FxHashSet<String>>,
 }
 
 #[derive(Debug)]
@@ -52,7 +57,12 @@ struct Loaded {
 }
 
 impl Entry {
-    fn load(&self, mode: Mode, type_name: &str) -> &Result<Loaded, SchemaError> {
+    fn load(
+        &self,
+        mode: Mode,
+        type_name: &str,
+        selection: Option<&Selection>,
+    ) -> &Result<Loaded, SchemaError> {
         self.loaded.get_or_init(|| {
             let schema;
             let schema = match &self.source {
@@ -67,8 +77,13 @@ impl Entry {
                     &schema
                 }
             };
+            let program = Program::from_block(&schema.block)?;
+            let program = match selection {
+                Some(selection) => program.select(selection)?,
+                None => program,
+            };
             Ok(Loaded {
-                program: Program::from_block(&schema.block)?,
+                program,
                 version: schema.version,
             })
         })
@@ -235,6 +250,73 @@ impl SchemaSet {
         self.documents = self.documents.saturating_add(other.documents);
     }
 
+    /// Projects every program on `selection` ([`Program::select`]): decoded values hold
+    /// only the selected parts, and the rest of each instance's attributes is stepped over
+    /// (checked as JSON, not against the schema). A type that lacks a selected path fails
+    /// its instances with an [`ErrorKind::Schema`] error naming the path: select across
+    /// the types that have it ([`SchemaSet::only_types`]). Programs compiled before are
+    /// compiled again on next use.
+    ///
+    /// ```
+    /// use tfwire::schema::Selection;
+    /// use tfwire::state::{Outcome, SchemaSet, StateReader};
+    /// use tfwire::DecodeOptions;
+    ///
+    /// let mut set = SchemaSet::new();
+    /// set.add_json(r#"{"format_version":"1.0","provider_schemas":{"registry.terraform.io/hashicorp/null":
+    ///   {"resource_schemas":{
+    ///     "null_resource":{"version":0,"block":{"attributes":{"id":{"type":"string"},
+    ///       "triggers":{"type":["map","string"]}}}},
+    ///     "null_other":{"version":0,"block":{"attributes":{"id":{"type":"string"}}}}}}}}"#)?;
+    /// set.select(Selection::parse(["triggers"])?);
+    /// set.only_types(["null_resource"]);
+    /// let state = br#"{"version":4,"resources":[
+    ///   {"mode":"managed","type":"null_other","name":"o","provider":"provider.null",
+    ///    "instances":[{"attributes":{"id":"o"}}]},
+    ///   {"mode":"managed","type":"null_resource","name":"x","provider":"provider.null",
+    ///    "instances":[{"attributes":{"id":"a","triggers":{"k":"v"}}}]}]}"#;
+    /// let mut seen = Vec::new();
+    /// let summary = StateReader::new(&state[..]).visit(&set, &DecodeOptions::default(), |item, outcome| {
+    ///     if let Outcome::Ok(value, m) = outcome {
+    ///         seen.push(format!("{} {}", item.address(), tfwire::dump::to_string(m.program, *value).unwrap()));
+    ///     }
+    /// })?;
+    /// assert_eq!(seen, [r#"null_resource.x {"triggers":{"k":"v"}}"#]);
+    /// assert_eq!((summary.instances, summary.skipped), (1, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn select(&mut self, selection: Selection) {
+        self.selection = (!selection.is_empty()).then_some(selection);
+        for entry in self
+            .types
+            .values_mut()
+            .flat_map(|[m, d]| m.iter_mut().chain(d))
+        {
+            entry.loaded = OnceLock::new();
+        }
+    }
+
+    /// Decodes and visits only the instances of these resource (or data source) types: a
+    /// [`StateReader`](super::StateReader), [`SchemaSet::visit`] and
+    /// [`SchemaSet::decode_all`] step over the others without decoding them (the reader
+    /// still checks their JSON) and count them as skipped. [`SchemaSet::decode`] of one
+    /// instance decodes whatever its type. An empty list keeps every type.
+    pub fn only_types<I, S>(&mut self, types: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let only: FxHashSet<String> = types.into_iter().map(Into::into).collect();
+        self.only = (!only.is_empty()).then_some(only);
+    }
+
+    /// True when instances of `type_name` are decoded ([`SchemaSet::only_types`]).
+    pub fn wants(&self, type_name: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.contains(type_name))
+    }
+
     /// Number of documents added.
     pub fn documents(&self) -> usize {
         self.documents
@@ -276,13 +358,14 @@ impl SchemaSet {
             Some((name, e)) => (name, of_mode(e, mode)),
             None => ("", &[]),
         };
+        let selection = self.selection.as_ref();
         let exact = move |e: &&Entry| e.normalized == provider;
         let same_type = move |e: &&Entry| {
             e.normalized != provider && last_segment(&e.normalized) == last_segment(provider)
         };
         let tier1 = entries.iter().filter(exact);
         tier1.chain(entries.iter().filter(same_type)).map(move |e| {
-            let (program, schema_version, error) = match e.load(mode, type_name) {
+            let (program, schema_version, error) = match e.load(mode, type_name, selection) {
                 Ok(loaded) => (&loaded.program, loaded.version, None),
                 Err(error) => (unloadable(), 0, Some(error)),
             };
@@ -385,6 +468,7 @@ impl SchemaSet {
     ) -> impl Iterator<Item = (InstanceRef<'a, 's>, Outcome<'a>)> + 'a {
         state
             .instances()
+            .filter(|item| self.wants(&item.resource.type_name))
             .map(move |item| (item, self.decode(item, bump, options)))
     }
 
@@ -396,6 +480,9 @@ impl SchemaSet {
     {
         let mut bump = Bump::new();
         for item in state.instances() {
+            if !self.wants(&item.resource.type_name) {
+                continue;
+            }
             f(item, &self.decode(item, &bump, options));
             bump.reset();
         }
