@@ -29,6 +29,8 @@ mod typed_peers;
 mod bench_encode;
 #[path = "bench_project.rs"]
 mod bench_project;
+#[path = "bench_skip.rs"]
+mod bench_skip;
 
 /// Options of `tfwire bench`.
 #[derive(Args, Debug)]
@@ -61,8 +63,10 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     only: Vec<String>,
     /// Only these contenders (comma-separated: tfwire, skip_walk, rmpv_ref, rmpv, rmp_serde,
-    /// serde_json, simd_json, sonic_rs; on the aws_instance workload also rmp_serde_typed,
-    /// serde_json_typed, sonic_rs_typed).
+    /// serde_json, simd_json, sonic_rs; the skips tfwire_skip, serde_json_skip,
+    /// sonic_rs_skip; on the aws_instance workload also rmp_serde_typed, serde_json_typed,
+    /// sonic_rs_typed and the projections tfwire_project, serde_json_3field,
+    /// sonic_rs_3field).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     contenders: Vec<String>,
     /// Rounds per input (the table shows medians).
@@ -165,6 +169,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
             false => None,
         };
         let mut list = contenders(case);
+        list.extend(bench_skip::contenders(case));
         if let Some(program) = &projected {
             list.extend(bench_project::contenders(case, program));
         }

@@ -19,6 +19,7 @@
 
 mod dynamic;
 mod extent;
+pub(crate) mod fast_skip;
 mod items;
 mod number;
 mod scan;

@@ -52,6 +52,15 @@ pub(crate) fn decode<'a>(
     Ok(value)
 }
 
+/// [`crate::skip_msgpack`]: the reader's skip of one value, its error located.
+pub(crate) fn skip(input: &[u8]) -> Result<usize, DecodeError> {
+    let mut r = Reader::new(input);
+    match r.skip_value() {
+        Ok(()) => Ok(r.pos),
+        Err(e) => Err(skip_error(e, 0).into_error()),
+    }
+}
+
 /// The state of one decode: the cursor and what the limits count.
 pub(super) struct Decoder<'a> {
     r: Reader<'a>,

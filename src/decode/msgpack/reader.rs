@@ -136,9 +136,8 @@ impl<'a> Reader<'a> {
         self.skip_nested(false)
     }
 
-    /// [`Self::skip_value`] of any value: [`value_end`] when the value is well-formed and
-    /// ends at least 32 bytes before the input does (almost always), else the careful
-    /// [`Self::skip_items`], which also finds the error. Without `utf8` (refinements), the
+    /// [`Self::skip_value`] of any value: [`value_end`] when the value is well-formed, else
+    /// the careful [`Self::skip_items`], which names the fault. Without `utf8` (refinements), the
     /// careful stepper alone.
     #[inline(never)]
     fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
@@ -225,17 +224,21 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The end of the MessagePack value at `at` when it is well-formed, its strings are UTF-8 and
-/// every item's header starts at least 32 bytes before the end of `buf`; `None` otherwise
-/// (a fault, or too near the end: [`Reader::skip_items`] decides). The skip walk's loop
+/// The end of the MessagePack value at `at` when it is well-formed and its strings are
+/// UTF-8; `None` on any fault ([`Reader::skip_items`] then names it). The skip walk's loop
 /// (`src/cli/skip_walk.rs`) with the UTF-8 checks: each item's header read from one 32-byte
-/// load, a short string's bytes checked from that load with one mask, no error to build.
+/// load, a short string's bytes checked from that load with one mask, no error to build;
+/// the items that start within 32 bytes of the input's end are left to the careful stepper.
 #[inline(never)]
 pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
     let mut pos = at;
     let mut pending: u64 = 1;
     while pending > 0 {
-        let head = buf.get(pos..)?.first_chunk::<BLOCK>()?;
+        let Some(head) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
+            // Within 32 bytes of the end: the careful stepper takes the items left.
+            let mut tail = Reader { buf, pos };
+            return tail.skip_items(pending, true).ok().map(|()| tail.pos);
+        };
         pending = pending.wrapping_sub(1);
         let at = pos;
         let m = head[0];

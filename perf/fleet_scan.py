@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Fleet scans (issue 22): `tfwire state` on a large compact state, on 200 files of ~3 MB,
+on pretty-printed twins of both (as Terraform writes state), with --jobs 1 and 2, and with
+`--type aws_instance --select tags`.
+
+Builds, seeded and reproducible, from the corpus's state files (`perf/fleet.py`'s helpers):
+  OUT/large.json           one compact state (no whitespace) of the corpus's resources
+                           repeated with distinct names until it reaches --large-mb;
+  OUT/large.pretty.json    the same state indented by two spaces;
+  OUT/files/NNN.json       --files compact states of about --file-mb each;
+  OUT/files-pretty/NNN.json  their indented twins.
+Measures, in one run, --rounds interleaved rounds (medians): wall, user and system seconds,
+minor page faults and peak RSS (`/usr/bin/time -v`) of each command, stdout to /dev/null
+for timing and to a file once per command to check that every --jobs gives the same bytes;
+and tfwire's one-value JSON decode of `aws_states` (`tfwire bench`) for scale.
+
+Usage: perf/fleet_scan.py [--out DIR] [--large-mb M] [--files N] [--file-mb F] [--rounds R]
+                          [--reuse] [--build-only]
+after `cargo build --release --features bench`. Prints a Markdown report on stdout (record
+it in perf/results/DATE.md). Data: ../shared/corpus (SOURCES.md names each file's source and
+license); the states built are not kept in the repository.
+"""
+import argparse, hashlib, json, os, random, subprocess, sys, time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fleet import TFWIRE, corpus_states, schema_docs  # noqa: E402
+
+COMPACT = (",", ":")
+
+
+def state_text(resources, indent):
+    doc = {"version": 4, "terraform_version": "1.9.0", "serial": 1, "lineage": "fleet",
+           "outputs": {}, "resources": resources}
+    if indent:
+        return json.dumps(doc, indent=2) + "\n"
+    return json.dumps(doc, separators=COMPACT)
+
+
+def build(out, large_mb, files, file_mb, seed):
+    rng = random.Random(seed)
+    resources = [r for _, d in corpus_states() for r in d["resources"]]
+
+    def fill(target, tag):
+        picked, size, k = [], 0, 0
+        while size < target:
+            r = json.loads(json.dumps(resources[rng.randrange(len(resources))]))
+            r["name"] = f'{r["name"]}_{tag}{k}'
+            picked.append(r)
+            size += len(json.dumps(r, separators=COMPACT))
+            k += 1
+        return picked
+
+    large = fill(large_mb * 1_000_000, "l")
+    (out / "large.json").write_text(state_text(large, False))
+    (out / "large.pretty.json").write_text(state_text(large, True))
+    for sub in ("files", "files-pretty"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    for i in range(files):
+        rs = fill(int(file_mb * 1_000_000), f"f{i}_")
+        (out / "files" / f"{i:03d}.json").write_text(state_text(rs, False))
+        (out / "files-pretty" / f"{i:03d}.json").write_text(state_text(rs, True))
+
+
+def timed(cmd, stdout_path=os.devnull):
+    """One run under /usr/bin/time -v: wall, user, sys seconds, minor faults, peak RSS MiB
+    and the summary line."""
+    start = time.perf_counter()
+    with open(stdout_path, "wb") as f:
+        p = subprocess.run(["/usr/bin/time", "-v", *cmd], stdout=f, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - start
+    err = p.stderr.decode()
+
+    def field(name):
+        return next((l.split(":", 1)[1].strip() for l in err.splitlines() if name in l), "0")
+
+    summary = next((l for l in err.splitlines() if l.startswith("tfwire: instances=")), "")
+    return {"wall": wall, "user": float(field("User time")), "sys": float(field("System time")),
+            "faults": int(field("Minor (reclaiming a frame) page faults")),
+            "rss": int(field("Maximum resident set size")) / 1024, "summary": summary,
+            "rc": p.returncode}
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="/tmp/tfwire-fleet-scan")
+    ap.add_argument("--large-mb", type=int, default=330)
+    ap.add_argument("--files", type=int, default=200)
+    ap.add_argument("--file-mb", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--reuse", action="store_true", help="keep the states OUT already holds")
+    ap.add_argument("--build-only", action="store_true", help="build the states, measure nothing")
+    a = ap.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if not (a.reuse and (out / "large.json").exists()):
+        build(out, a.large_mb, a.files, a.file_mb, a.seed)
+    if a.build_only:
+        return
+    docs = schema_docs()
+    schemas = [x for d in docs for x in ("--schemas", str(d))]
+    files = sorted(str(p) for p in (out / "files").glob("*.json"))
+    pretty_files = sorted(str(p) for p in (out / "files-pretty").glob("*.json"))
+    base = [str(TFWIRE), "state", *schemas, "--format", "ndjson"]
+    cases = {
+        "large j1": [*base, "--jobs", "1", str(out / "large.json")],
+        "large j2": [*base, "--jobs", "2", str(out / "large.json")],
+        "large pretty j1": [*base, "--jobs", "1", str(out / "large.pretty.json")],
+        "large pretty j2": [*base, "--jobs", "2", str(out / "large.pretty.json")],
+        "files j1": [*base, "--jobs", "1", *files],
+        "files j2": [*base, "--jobs", "2", *files],
+        "files pretty j1": [*base, "--jobs", "1", *pretty_files],
+        "files pretty j2": [*base, "--jobs", "2", *pretty_files],
+        "large type+select j1": [*base, "--jobs", "1", "--type", "aws_instance", "--select",
+                                 "tags", str(out / "large.json")],
+    }
+    # Same bytes for every --jobs (and the pretty twins give the same lines but for the file
+    # names, which differ).
+    digests = {}
+    for name, cmd in cases.items():
+        dest = out / "out.ndjson"
+        r = timed(cmd, dest)
+        digests[name] = hashlib.sha256(dest.read_bytes()).hexdigest()
+        if r["rc"] not in (0, 1):
+            sys.exit(f"{name}: exit {r['rc']}: {r['summary']}")
+    runs = {name: [] for name in cases}
+    for _ in range(a.rounds):
+        for name, cmd in cases.items():
+            runs[name].append(timed(cmd))
+    bench = subprocess.run([str(TFWIRE), "bench", "--only", "aws_states", "--format", "json",
+                            "--contenders", "tfwire", "--rounds", "7", "--json"], capture_output=True)
+    try:
+        one_value = json.loads(bench.stdout)["rows"][0]["mbps"]["tfwire"]
+    except (ValueError, KeyError, IndexError):
+        one_value = float("nan")
+    size = {"large": os.path.getsize(out / "large.json"),
+            "large pretty": os.path.getsize(out / "large.pretty.json"),
+            "files": sum(os.path.getsize(p) for p in files),
+            "files pretty": sum(os.path.getsize(p) for p in pretty_files)}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            cwd=Path(__file__).resolve().parent).stdout.decode().strip()
+    print(f"# tfwire state fleet scans (issue 22) — commit {commit}, {os.cpu_count()} cores, "
+          f"medians of {a.rounds} interleaved rounds, stdout to /dev/null")
+    print()
+    print(f"large {size['large']/1e6:.0f} MB compact, {size['large pretty']/1e6:.0f} MB pretty; "
+          f"{len(files)} files, {size['files']/1e6:.0f} MB compact, {size['files pretty']/1e6:.0f} MB pretty; "
+          f"{len(docs)} schema documents")
+    print()
+    print("| command | wall s | MB/s (compact bytes) | user s | sys s | minor faults | peak RSS MiB | summary |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    med = {}
+    for name, rs in runs.items():
+        m = {k: median([r[k] for r in rs]) for k in ("wall", "user", "sys", "faults", "rss")}
+        med[name] = m
+        key = "files" if name.startswith("files") else "large"
+        print(f"| {name} | {m['wall']:.2f} | {size[key]/1e6/m['wall']:.0f} | {m['user']:.2f} | "
+              f"{m['sys']:.2f} | {m['faults']} | {m['rss']:.0f} | {rs[0]['summary'][8:]} |")
+    print()
+
+    def ratio(a_, b_):
+        return med[b_]["wall"] / med[a_]["wall"]
+
+    j1_mbps = size["large"] / 1e6 / med["large j1"]["wall"]
+    print(f"tfwire one-value JSON decode of aws_states (same run): {one_value:.0f} MB/s")
+    print()
+    print("| figure (issue 22) | measured | asked |")
+    print("|---|---:|---:|")
+    print(f"| large: --jobs 2 / --jobs 1 | {ratio('large j2', 'large j1'):.2f}× | ≥ 1.6× |")
+    print(f"| large: --jobs 1 / one-value decode of aws_states | {j1_mbps/one_value:.2f}× | ≥ 0.4× |")
+    print(f"| 200 files: --jobs 2 / --jobs 1 | {ratio('files j2', 'files j1'):.2f}× | ≥ 1.6× |")
+    print(f"| large pretty / compact time, --jobs 1 | {med['large pretty j1']['wall']/med['large j1']['wall']:.2f}× | ≤ 1.5× |")
+    print(f"| files pretty / compact time, --jobs 1 | {med['files pretty j1']['wall']/med['files j1']['wall']:.2f}× | ≤ 1.5× |")
+    print(f"| peak RSS, large --jobs 1 | {med['large j1']['rss']:.0f} MiB | < 128 MiB |")
+    print(f"| --type aws_instance --select tags / plain, large --jobs 1 | {ratio('large type+select j1', 'large j1'):.2f}× | ≥ 3× |")
+    same = (digests["large j1"] == digests["large j2"] and digests["files j1"] == digests["files j2"]
+            and digests["large pretty j1"] == digests["large pretty j2"]
+            and digests["files pretty j1"] == digests["files pretty j2"])
+    print(f"| byte-identical output for every --jobs | {same} | yes |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
