@@ -19,7 +19,6 @@
 
 mod dynamic;
 mod extent;
-pub(crate) mod fast_skip;
 mod items;
 mod number;
 mod scan;

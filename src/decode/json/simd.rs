@@ -46,6 +46,7 @@ impl Level {
     }
 
     /// The instruction set.
+    #[cfg(test)]
     pub(crate) fn isa(self) -> Isa {
         self.0
     }

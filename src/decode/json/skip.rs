@@ -16,24 +16,6 @@ use bumpalo::collections::Vec as BumpVec;
 /// [`ErrorKind::Limit`]: crate::error::ErrorKind::Limit
 pub(super) fn skip(
     buf: &[u8],
-    i: usize,
-    stack: &mut BumpVec<'_, bool>,
-    depth: usize,
-    max_depth: u32,
-) -> Result<usize, Pending> {
-    let start = ws(buf, i);
-    if let Some(end) = super::fast_skip::container_end(buf, start, depth) {
-        return Ok(end);
-    }
-    skip_careful(buf, i, stack, depth, max_depth)
-}
-
-/// [`skip`] one byte at a time: what [`container_end`] gives up on (and the oracle its
-/// tests check it against). Finds exactly the faults [`skip`] reports.
-///
-/// [`container_end`]: super::fast_skip::container_end
-pub(super) fn skip_careful(
-    buf: &[u8],
     mut i: usize,
     stack: &mut BumpVec<'_, bool>,
     depth: usize,
