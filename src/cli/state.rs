@@ -175,6 +175,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         .with_skip_unknown_attributes(args.skip_unknown_attrs)
         .with_check_item_counts(args.check_item_counts);
     let mut out = Output::new();
+    let strings = Strings::default();
     let mut totals = Totals::default();
     let mut bad_files = 0;
     // With several files, each text line starts with its file's name (as grep's do).
@@ -218,12 +219,19 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         if large(next) {
             next += 1;
             let mut failed = None;
-            let (t, result) =
-                stream_file(&file, &set, &options, &args, jobs, &progress, &mut |text| {
+            let (t, result) = stream_file(
+                &file,
+                &set,
+                &options,
+                (&args, &strings),
+                jobs,
+                &progress,
+                &mut |text| {
                     if failed.is_none() {
                         failed = out.text(text).err();
                     }
-                });
+                },
+            );
             if let Some(e) = failed {
                 return Err(e);
             }
@@ -259,11 +267,12 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             use rayon::prelude::*;
             files
                 .par_iter()
-                .map(|file| decode_file(file, &set, &options, &args, &progress))
+                .map(|file| decode_file(file, &set, &options, &args, &progress, &strings))
                 .collect()
         });
         for (file, (text, t, result)) in files.iter().zip(results) {
             out.text(&text)?;
+            strings.give(text);
             totals.add(&t);
             if let Err(msg) = result {
                 bad_files += 1;
@@ -360,7 +369,7 @@ fn stream_file(
     }: &File<'_>,
     set: &SchemaSet,
     options: &DecodeOptions,
-    args: &StateArgs,
+    (args, strings): (&StateArgs, &Strings),
     jobs: usize,
     progress: &Progress,
     sink: &mut dyn FnMut(&str),
@@ -403,7 +412,7 @@ fn stream_file(
             sink(&text);
         })
     } else {
-        let init = || (String::new(), Totals::default(), String::new());
+        let init = || (strings.take(), Totals::default(), String::new());
         StateReader::with_options(file, reader_options).visit_parallel(
             set,
             options,
@@ -413,6 +422,7 @@ fn stream_file(
             |(text, t, _)| {
                 totals.add(&t);
                 sink(&text);
+                strings.give(text);
             },
         )
     };
@@ -430,12 +440,48 @@ fn decode_file(
     options: &DecodeOptions,
     args: &StateArgs,
     progress: &Progress,
+    strings: &Strings,
 ) -> FileResult {
-    let mut out = String::new();
-    let (totals, result) = stream_file(file, set, options, args, 1, progress, &mut |text| {
-        out.push_str(text)
-    });
+    let mut out = strings.take();
+    let (totals, result) = stream_file(
+        file,
+        set,
+        options,
+        (args, strings),
+        1,
+        progress,
+        &mut |text| out.push_str(text),
+    );
     (out, totals, result)
+}
+
+/// Output strings handed back once printed, for the next file or batch: a worker writes
+/// into pages already touched instead of growing a new string each time.
+#[derive(Default)]
+struct Strings(std::sync::Mutex<Vec<String>>);
+
+impl Strings {
+    /// The most strings kept, and the largest.
+    const KEPT: usize = 64;
+    const LARGEST: usize = 64 << 20;
+
+    fn take(&self) -> String {
+        let kept = self.0.lock().ok().and_then(|mut kept| kept.pop());
+        kept.map_or_else(String::new, |mut s| {
+            s.clear();
+            s
+        })
+    }
+
+    fn give(&self, s: String) {
+        if s.capacity() <= Self::LARGEST {
+            if let Ok(mut kept) = self.0.lock() {
+                if kept.len() < Self::KEPT {
+                    kept.push(s);
+                }
+            }
+        }
+    }
 }
 
 /// The DUMP of a value that `program` decoded. That cannot fail (such a value is of the

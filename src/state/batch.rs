@@ -76,17 +76,23 @@ impl Batch {
             .push((self.resources.len().saturating_sub(1), instance, range));
     }
 
+    /// Emptied for the next batch, its buffers kept.
+    fn clear(&mut self) {
+        self.resources.clear();
+        self.items.clear();
+        self.bytes.clear();
+    }
+
     fn full(&self) -> bool {
         self.bytes.len() >= BATCH_BYTES || self.items.len() >= BATCH_INSTANCES
     }
 
     /// Folds `items` (a run of this batch) into one accumulator, one arena for the run.
-    fn fold<A, I, F>(&self, ctx: &Context<'_, I, F>, items: Range<usize>) -> A
+    fn fold<A, I, F>(&self, ctx: &Context<'_, I, F>, items: Range<usize>, bump: &mut Bump) -> A
     where
         I: Fn() -> A,
         F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>),
     {
-        let mut bump = Bump::new();
         let mut acc = (ctx.init)();
         for (resource, instance, range) in self.items.get(items).unwrap_or_default() {
             let Some(resource) = self.resources.get(*resource) else {
@@ -101,7 +107,7 @@ impl Batch {
                 resource,
                 instance: &instance,
             };
-            let outcome = ctx.set.decode(item, &bump, ctx.options);
+            let outcome = ctx.set.decode(item, bump, ctx.options);
             (ctx.fold)(&mut acc, item, &outcome);
             drop(outcome);
             bump.reset();
@@ -240,24 +246,39 @@ impl<R: Read> StateReader<R> {
         let (work, runs) = mpsc::channel::<Job>();
         let runs = Mutex::new(runs);
         let (done_tx, done) = mpsc::channel();
+        // Batches the workers are done with come back to be filled again (their buffers
+        // kept: no fresh pages per batch).
+        let (recycle_tx, recycled) = mpsc::channel::<Batch>();
         thread::scope(|scope| {
             let mut workers = Vec::with_capacity(jobs);
             for _ in 0..jobs {
                 let (runs, done_tx, ctx) = (&runs, done_tx.clone(), &ctx);
-                workers.push(scope.spawn(move || loop {
-                    let job = match runs.lock() {
-                        Ok(runs) => runs.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((seq, batch, items)) = job else {
-                        return;
-                    };
-                    let acc = std::panic::catch_unwind(AssertUnwindSafe(|| batch.fold(ctx, items)));
-                    if done_tx.send((seq, acc)).is_err() {
-                        return;
+                let recycle_tx = recycle_tx.clone();
+                workers.push(scope.spawn(move || {
+                    // One arena per worker, reset after each instance.
+                    let mut bump = Bump::new();
+                    loop {
+                        let job = match runs.lock() {
+                            Ok(runs) => runs.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok((seq, batch, items)) = job else {
+                            return;
+                        };
+                        let acc = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            batch.fold(ctx, items, &mut bump)
+                        }));
+                        // The last run of a batch hands it back.
+                        if let Ok(batch) = Arc::try_unwrap(batch) {
+                            let _ = recycle_tx.send(batch);
+                        }
+                        if done_tx.send((seq, acc)).is_err() {
+                            return;
+                        }
                     }
                 }));
             }
+            drop(recycle_tx);
             drop(done_tx);
             let mut order = InOrder {
                 sent: 0,
@@ -269,7 +290,9 @@ impl<R: Read> StateReader<R> {
             let result = self.walk(set, options, false, |item, _| {
                 batch.push(item);
                 if batch.full() {
-                    order.send(std::mem::take(&mut batch), jobs, &work);
+                    let mut next = recycled.try_recv().unwrap_or_default();
+                    next.clear();
+                    order.send(std::mem::replace(&mut batch, next), jobs, &work);
                     order.receive(&done, in_flight, &mut sink);
                 }
             });

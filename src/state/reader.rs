@@ -31,6 +31,21 @@ use super::values::Ctx;
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
 use crate::program::DecodeOptions;
 
+/// A walk's buffer and arenas, kept for the next walk on the same thread.
+#[derive(Default)]
+struct Spare {
+    buf: Vec<u8>,
+    bump: Bump,
+    scratch: Bump,
+}
+
+thread_local! {
+    static SPARE: Cell<Option<Spare>> = const { Cell::new(None) };
+}
+
+/// A spare buffer or arena larger than this is freed rather than kept.
+const SPARE_MAX: usize = 16 << 20;
+
 /// The buffer's first size (it doubles up to [`ReaderOptions::read_size`]).
 const FIRST_BUFFER: usize = 64 << 10;
 
@@ -170,8 +185,45 @@ impl<R: Read> StateReader<R> {
             summary: Summary::default(),
             providers: Default::default(),
         };
-        let mut bump = Bump::new();
-        let mut scratch = Bump::new();
+        // The buffer and arenas of the last walk on this thread, reused: a worker that reads
+        // thousands of files pays for its pages once, not per file.
+        let mut spare = SPARE.with(Cell::take).unwrap_or_default();
+        if self.buf.is_empty() {
+            self.buf = std::mem::take(&mut spare.buf);
+        }
+        let result = self.steps(&mut walk, set, options, &mut spare, &mut f);
+        spare.buf = std::mem::take(&mut self.buf);
+        spare.bump.reset();
+        spare.scratch.reset();
+        if spare.buf.capacity() <= SPARE_MAX && spare.bump.allocated_bytes() <= SPARE_MAX {
+            SPARE.with(|s| s.set(Some(spare)));
+        }
+        result?;
+        if !walk.version_seen {
+            let end = self.base.saturating_add(self.end as u64);
+            return Err(StateError::at(
+                "",
+                Some(end),
+                "not a state file: no \"version\"",
+            ));
+        }
+        walk.summary.bytes = self.base.saturating_add(self.end as u64);
+        Ok(walk.summary)
+    }
+
+    /// The units of the walk, until the state ends or fails.
+    fn steps<F>(
+        &mut self,
+        walk: &mut Walk,
+        set: &SchemaSet,
+        options: &DecodeOptions,
+        spare: &mut Spare,
+        f: &mut F,
+    ) -> Result<(), StateError>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let (bump, scratch) = (&mut spare.bump, &mut spare.scratch);
         while walk.phase != Phase::Done {
             let unit = Unit {
                 buf: self.buf.get(..self.end).unwrap_or_default(),
@@ -183,7 +235,7 @@ impl<R: Read> StateReader<R> {
                 at: Cell::new(Ctx::State),
             };
             let phase = walk.phase;
-            let result = unit.step(self.start, &mut walk, &mut bump, &mut f);
+            let result = unit.step(self.start, walk, bump, f);
             if result.is_err() {
                 // The unit is read again from its start.
                 walk.phase = phase;
@@ -195,16 +247,7 @@ impl<R: Read> StateReader<R> {
                 Err(Stop::Fail(e)) => return Err(e),
             }
         }
-        if !walk.version_seen {
-            let end = self.base.saturating_add(self.end as u64);
-            return Err(StateError::at(
-                "",
-                Some(end),
-                "not a state file: no \"version\"",
-            ));
-        }
-        walk.summary.bytes = self.base.saturating_add(self.end as u64);
-        Ok(walk.summary)
+        Ok(())
     }
 
     /// Drops the bytes before the current unit and reads more (growing the buffer when the
