@@ -231,7 +231,7 @@ impl<R: Read> StateReader<R> {
                 more: !self.eof,
                 set,
                 options,
-                scratch: &scratch,
+                scratch,
                 at: Cell::new(Ctx::State),
             };
             let phase = walk.phase;
