@@ -550,6 +550,60 @@ fn selection_and_types_in_every_chunking() {
     assert!(e.contains("resources[0].instances[0].attributes"), "{e}");
 }
 
+/// Malformed attributes the parallel walk only delimits (a worker finds the fault): the same
+/// instances handed out before it and the same error as the one-thread walk, wherever the
+/// fault is (a separator, an escape, a control byte, UTF-8).
+#[test]
+fn parallel_visit_reports_malformed_attributes_as_visit_does() {
+    let mut text = format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    );
+    for i in 0..30_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        let attrs = format!(r#"{{"id":"{}","n":{i}}}"#, "x".repeat(i % 50));
+        text.push_str(&format!(r#"{{"index_key":{i},"attributes":{attrs}}}"#));
+    }
+    text.push_str("]}]}");
+    let set = doc();
+    let marker = r#"{"index_key":20000,"attributes":{"id":""#;
+    let at = text.find(marker).unwrap() + marker.len();
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    for bad in [&b"\\q"[..], b"\x01", b"\xff\xfe", b"\",,\""] {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.splice(at..at, bad.iter().copied());
+        cases.push(bytes);
+    }
+    for bytes in &cases {
+        let mut one = 0;
+        let want = StateReader::new(&bytes[..])
+            .visit(&set, &DecodeOptions::default(), |_, _| one += 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(one, 20_000, "{want}");
+        assert!(
+            want.contains(".resources[0].instances[20000].attributes"),
+            "{want}"
+        );
+        for jobs in [2, 3] {
+            let mut count = 0;
+            let got = StateReader::new(&bytes[..])
+                .visit_parallel(
+                    &set,
+                    &DecodeOptions::default(),
+                    jobs,
+                    || 0,
+                    |n, _, _| *n += 1,
+                    |n| count += n,
+                )
+                .unwrap_err()
+                .to_string();
+            assert_eq!((count, &got), (one, &want), "jobs {jobs}");
+        }
+    }
+}
+
 /// `tfwire state` on a file large enough to have its instances decoded in parallel: the
 /// same bytes with `--jobs 1` and `--jobs 2`, text and NDJSON.
 #[test]

@@ -16,8 +16,11 @@ use std::thread;
 
 use bumpalo::Bump;
 
+use super::envelope::Raw;
+use super::values::Ctx;
 use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, StateError};
 use super::{StateReader, Summary};
+use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
 
 /// A batch is handed to the workers once its attribute bytes reach this size…
@@ -30,13 +33,29 @@ const BATCH_INSTANCES: usize = 16_384;
 struct Batch {
     resources: Vec<Resource<'static>>,
     /// Each instance: its resource (an index in `resources`), the instance (attributes
-    /// `Absent` when they are JSON, which is then `bytes[range]`).
-    items: Vec<(usize, Instance<'static>, Option<Range<usize>>)>,
-    bytes: String,
+    /// `Absent` when they are JSON, which is then `bytes[range]`), and for attributes the
+    /// walk only delimited, where they are in the file (for the error when a worker finds
+    /// them malformed).
+    items: Vec<(
+        usize,
+        Instance<'static>,
+        Option<Range<usize>>,
+        Option<Unchecked>,
+    )>,
+    bytes: Vec<u8>,
+}
+
+/// Attributes the walk delimited without checking them: their offset in the file and the
+/// indexes of their resource and instance.
+#[derive(Clone, Copy)]
+struct Unchecked {
+    offset: u64,
+    resource: u64,
+    instance: u64,
 }
 
 impl Batch {
-    fn push(&mut self, item: InstanceRef<'_, '_>) {
+    fn push(&mut self, item: InstanceRef<'_, '_>, raw: Option<Raw<'_>>) {
         let r = item.resource;
         let same = self.resources.last().is_some_and(|last| {
             last.name == r.name
@@ -57,14 +76,27 @@ impl Batch {
             });
         }
         let i = item.instance;
-        let (attributes, range) = match i.attributes {
-            Attributes::Json(text) => {
-                let start = self.bytes.len();
-                self.bytes.push_str(text);
-                (Attributes::Absent, Some(start..self.bytes.len()))
+        let start = self.bytes.len();
+        let (attributes, range, unchecked) = match (i.attributes, raw) {
+            (_, Some(raw)) => {
+                self.bytes.extend_from_slice(raw.bytes);
+                let unchecked = Unchecked {
+                    offset: raw.offset,
+                    resource: raw.resource,
+                    instance: raw.instance,
+                };
+                (
+                    Attributes::Absent,
+                    Some(start..self.bytes.len()),
+                    Some(unchecked),
+                )
             }
-            Attributes::Flat => (Attributes::Flat, None),
-            Attributes::Absent => (Attributes::Absent, None),
+            (Attributes::Json(text), None) => {
+                self.bytes.extend_from_slice(text.as_bytes());
+                (Attributes::Absent, Some(start..self.bytes.len()), None)
+            }
+            (Attributes::Flat, None) => (Attributes::Flat, None, None),
+            (Attributes::Absent, None) => (Attributes::Absent, None, None),
         };
         let instance = Instance {
             index_key: i.index_key.clone(),
@@ -72,8 +104,8 @@ impl Batch {
             schema_version: i.schema_version,
             attributes,
         };
-        self.items
-            .push((self.resources.len().saturating_sub(1), instance, range));
+        let resource = self.resources.len().saturating_sub(1);
+        self.items.push((resource, instance, range, unchecked));
     }
 
     /// Emptied for the next batch, its buffers kept.
@@ -87,33 +119,80 @@ impl Batch {
         self.bytes.len() >= BATCH_BYTES || self.items.len() >= BATCH_INSTANCES
     }
 
-    /// Folds `items` (a run of this batch) into one accumulator, one arena for the run.
-    fn fold<A, I, F>(&self, ctx: &Context<'_, I, F>, items: Range<usize>, bump: &mut Bump) -> A
+    /// Folds `items` (a run of this batch) into one accumulator, with the worker's arena
+    /// (reset after each instance). Attributes the walk only delimited are checked here: the
+    /// first that is not JSON ends the run, with the error the walk would have given.
+    fn fold<A, I, F>(
+        &self,
+        ctx: &Context<'_, I, F>,
+        items: Range<usize>,
+        bump: &mut Bump,
+    ) -> (A, Option<StateError>)
     where
         I: Fn() -> A,
         F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>),
     {
         let mut acc = (ctx.init)();
-        for (resource, instance, range) in self.items.get(items).unwrap_or_default() {
+        for (resource, instance, range, unchecked) in self.items.get(items).unwrap_or_default() {
             let Some(resource) = self.resources.get(*resource) else {
                 continue;
             };
             let mut instance = instance.clone();
-            if let Some(range) = range {
-                instance.attributes =
-                    Attributes::Json(self.bytes.get(range.clone()).unwrap_or_default());
+            let bytes = range
+                .as_ref()
+                .and_then(|r| self.bytes.get(r.clone()))
+                .unwrap_or_default();
+            let text = match simdutf8::basic::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(_) => match unchecked {
+                    Some(u) => return (acc, Some(malformed(bytes, u))),
+                    None => "",
+                },
+            };
+            if range.is_some() {
+                instance.attributes = Attributes::Json(text);
             }
             let item = InstanceRef {
                 resource,
                 instance: &instance,
             };
             let outcome = ctx.set.decode(item, bump, ctx.options);
+            // A decode that succeeded read the whole object as JSON; any other outcome may
+            // have stopped before a fault.
+            if let (Some(u), false) = (unchecked, matches!(outcome, Outcome::Ok(..))) {
+                if !is_json(bytes, bump) {
+                    drop(outcome);
+                    return (acc, Some(malformed(bytes, u)));
+                }
+            }
             (ctx.fold)(&mut acc, item, &outcome);
             drop(outcome);
             bump.reset();
         }
-        acc
+        (acc, None)
     }
+}
+
+/// Whether `bytes` are exactly one JSON value (the checking skip, as the walk runs it).
+fn is_json(bytes: &[u8], scratch: &Bump) -> bool {
+    tokens::skip(bytes, 0, scratch).is_ok_and(|end| end == bytes.len())
+}
+
+/// The error of delimited attributes that are not JSON: the walk's (`Unit::json_error`), at
+/// the same place, as the checking skip finds it over the same bytes.
+#[cold]
+fn malformed(bytes: &[u8], at: &Unchecked) -> StateError {
+    let scratch = Bump::new();
+    let (byte, message) = match tokens::skip(bytes, 0, &scratch) {
+        Err(e) => (e.byte(), e.message().to_string()),
+        // (Not reached: a value `is_json` refused, or whose UTF-8 failed, fails the skip.)
+        Ok(end) => (end, "not one JSON value".to_string()),
+    };
+    StateError::at(
+        Ctx::Attributes(at.resource, at.instance),
+        Some(at.offset.saturating_add(byte as u64)),
+        format_args!("invalid JSON: {message}"),
+    )
 }
 
 /// A run of a batch for a worker: its sequence number (file order), the batch, the run.
@@ -124,7 +203,9 @@ struct InOrder<A> {
     /// Runs sent, and the next one the sink is owed.
     sent: u64,
     next: u64,
-    early: BTreeMap<u64, A>,
+    early: BTreeMap<u64, (A, Option<StateError>)>,
+    /// The first run that met malformed attributes ends the output: its error.
+    fault: Option<StateError>,
 }
 
 impl<A> InOrder<A> {
@@ -153,7 +234,7 @@ impl<A> InOrder<A> {
     /// 0), handing those in order to `sink`.
     fn receive<S: FnMut(A)>(
         &mut self,
-        done: &Receiver<(u64, thread::Result<A>)>,
+        done: &Receiver<(u64, thread::Result<(A, Option<StateError>)>)>,
         in_flight: u64,
         sink: &mut S,
     ) {
@@ -167,9 +248,13 @@ impl<A> InOrder<A> {
                 }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
-            while let Some(acc) = self.early.remove(&self.next) {
-                sink(acc);
+            while let Some((acc, fault)) = self.early.remove(&self.next) {
                 self.next = self.next.saturating_add(1);
+                // After a fault, nothing more is handed out.
+                if self.fault.is_none() {
+                    sink(acc);
+                    self.fault = fault;
+                }
             }
         }
     }
@@ -284,11 +369,15 @@ impl<R: Read> StateReader<R> {
                 sent: 0,
                 next: 0,
                 early: BTreeMap::new(),
+                fault: None,
             };
             let in_flight = jobs as u64;
             let mut batch = Batch::default();
-            let result = self.walk(set, options, false, |item, _| {
-                batch.push(item);
+            let result = self.walk(set, options, false, |item, _, raw| {
+                if order.fault.is_some() {
+                    return; // (the output has ended; the walk reads on to the end)
+                }
+                batch.push(item, raw);
                 if batch.full() {
                     let mut next = recycled.try_recv().unwrap_or_default();
                     next.clear();
@@ -296,7 +385,9 @@ impl<R: Read> StateReader<R> {
                     order.receive(&done, in_flight, &mut sink);
                 }
             });
-            order.send(batch, jobs, &work);
+            if order.fault.is_none() {
+                order.send(batch, jobs, &work);
+            }
             drop(work);
             order.receive(&done, 0, &mut sink);
             // Joined here, not only at the scope's end: a join waits for the threads to
@@ -305,7 +396,11 @@ impl<R: Read> StateReader<R> {
                 // (A worker's panic came through its run's result.)
                 let _ = worker.join();
             }
-            result
+            // A worker's fault comes before anything the walk met after it.
+            match order.fault {
+                Some(fault) => Err(fault),
+                None => result,
+            }
         })
     }
 }

@@ -128,6 +128,16 @@ pub(super) struct Unit<'u> {
     pub(super) at: Cell<Ctx>,
 }
 
+/// In a parallel walk, an instance's attributes object as delimited, not yet checked: its
+/// bytes, their offset in the file, and the indexes of its resource and instance (for the
+/// error of a worker that finds it malformed).
+pub(super) struct Raw<'b> {
+    pub(super) bytes: &'b [u8],
+    pub(super) offset: u64,
+    pub(super) resource: u64,
+    pub(super) instance: u64,
+}
+
 /// A resource's keys other than `instances`, as read.
 #[derive(Default)]
 struct ResourceKeys<'u> {
@@ -157,7 +167,7 @@ impl<'u> Unit<'u> {
         f: &mut F,
     ) -> Result<usize, Stop>
     where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
         let buf = self.buf;
         self.at.set(match walk.phase {
@@ -325,7 +335,7 @@ impl<'u> Unit<'u> {
         f: &mut F,
     ) -> Result<usize, Stop>
     where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
         let ctx = Ctx::Resource(walk.resource_index);
         self.at.set(ctx);
@@ -397,7 +407,7 @@ impl<'u> Unit<'u> {
         f: &mut F,
     ) -> Result<(), Stop>
     where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
         let mut j = list.wrapping_add(1);
         let mut first = true;
@@ -460,7 +470,7 @@ impl<'u> Unit<'u> {
         f: &mut F,
     ) -> Result<usize, Stop>
     where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
         let ctx = Ctx::Instance(walk.resource_index, walk.instance_index);
         self.at.set(ctx);
@@ -472,6 +482,10 @@ impl<'u> Unit<'u> {
         // An instance of a type the set does not want is stepped over, checked as JSON.
         let wanted = self.set.wants(&resource.type_name);
         let decode = walk.decode && wanted;
+        // In a parallel walk, a wanted instance's attributes object is only delimited here;
+        // the worker that decodes it checks it (`batch.rs`).
+        let delimit = !walk.decode && wanted;
+        let mut raw = None;
         let mut instance = Instance {
             index_key: None,
             deposed: None,
@@ -514,6 +528,28 @@ impl<'u> Unit<'u> {
                             return Err(self.fail(ctx, v, msg));
                         }
                     };
+                    end
+                }
+                "attributes" if delimit && self.buf.get(v) == Some(&b'{') => {
+                    let end = match tokens::object_extent(self.buf, v, self.scratch) {
+                        Some(end) => end,
+                        None => {
+                            // Not delimited (cut short, too deep, a control byte): the
+                            // checking skip says why, or reads it whole.
+                            self.at
+                                .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
+                            let end = self.skip(v)?;
+                            self.at.set(ctx);
+                            end
+                        }
+                    };
+                    raw = Some(Raw {
+                        bytes: self.buf.get(v..end).unwrap_or_default(),
+                        offset: self.base.saturating_add(v as u64),
+                        resource: walk.resource_index,
+                        instance: walk.instance_index,
+                    });
+                    outcome = Some(Outcome::NoSchema);
                     end
                 }
                 "attributes" if !decode => {
@@ -588,6 +624,7 @@ impl<'u> Unit<'u> {
                 instance: &instance,
             },
             &outcome,
+            raw,
         );
         walk.summary.instances = walk.summary.instances.saturating_add(1);
         Ok(end)

@@ -26,7 +26,7 @@ use std::io::{self, Read};
 
 use bumpalo::Bump;
 
-use super::envelope::{empty_resource, Phase, Stop, Unit, Walk};
+use super::envelope::{empty_resource, Phase, Raw, Stop, Unit, Walk};
 use super::values::Ctx;
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
 use crate::program::DecodeOptions;
@@ -159,7 +159,8 @@ impl<R: Read> StateReader<R> {
     where
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
     {
-        self.walk(set, options, true, f)
+        let mut f = f;
+        self.walk(set, options, true, |item, outcome, _| f(item, outcome))
     }
 
     /// Reads the whole state; with `decode` false each instance's attributes are only
@@ -172,7 +173,7 @@ impl<R: Read> StateReader<R> {
         mut f: F,
     ) -> Result<Summary, StateError>
     where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
         let mut walk = Walk {
             decode,
@@ -221,7 +222,7 @@ impl<R: Read> StateReader<R> {
         f: &mut F,
     ) -> Result<(), StateError>
     where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
         let (bump, scratch) = (&mut spare.bump, &mut spare.scratch);
         while walk.phase != Phase::Done {

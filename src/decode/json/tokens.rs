@@ -110,6 +110,18 @@ pub(crate) fn skip(buf: &[u8], at: usize, scratch: &Bump) -> Result<usize, Decod
     skip_validating(buf, at, &mut stack, depth, MAX_DEPTH).map_err(Pending::into_error)
 }
 
+/// The end of the object whose `{` is at `at`, found without validating it (strings jumped
+/// over, brackets counted, 64 bytes at a time): `None` when `buf` ends first, it nests
+/// deeper than [`MAX_DEPTH`] or a string holds a control byte. For values checked
+/// afterwards (`state/batch.rs`: a worker decodes or skips them, validating).
+pub(crate) fn object_extent(buf: &[u8], at: usize, scratch: &Bump) -> Option<usize> {
+    if buf.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut memo = Memo::new_in(scratch);
+    skip_fast(buf, at, MAX_DEPTH as usize, MAX_DEPTH, &mut memo).ok()
+}
+
 /// Whether the value at `at` (whitespace allowed before it) ends inside `buf`, found without
 /// validating it (strings jumped over, brackets counted): `false` when `buf` ends first,
 /// which for a number or a literal includes ending at the last byte (more digits could
