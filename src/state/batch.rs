@@ -45,6 +45,18 @@ struct Batch {
     bytes: Vec<u8>,
 }
 
+/// An instance of a batch: its resource's index, the instance, the range of its attributes
+/// in `bytes`, and whether the walk only delimited them.
+type Item = (
+    usize,
+    Instance<'static>,
+    Option<Range<usize>>,
+    Option<Unchecked>,
+);
+
+/// A run's accumulator and the error that ended it early, if one did.
+type RunResult<A> = (A, Option<StateError>);
+
 /// Attributes the walk delimited without checking them: their offset in the file and the
 /// indexes of their resource and instance.
 #[derive(Clone, Copy)]
@@ -127,7 +139,7 @@ impl Batch {
         ctx: &Context<'_, I, F>,
         items: Range<usize>,
         bump: &mut Bump,
-    ) -> (A, Option<StateError>)
+    ) -> RunResult<A>
     where
         I: Fn() -> A,
         F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>),
@@ -203,7 +215,7 @@ struct InOrder<A> {
     /// Runs sent, and the next one the sink is owed.
     sent: u64,
     next: u64,
-    early: BTreeMap<u64, (A, Option<StateError>)>,
+    early: BTreeMap<u64, RunResult<A>>,
     /// The first run that met malformed attributes ends the output: its error.
     fault: Option<StateError>,
 }
@@ -234,7 +246,7 @@ impl<A> InOrder<A> {
     /// 0), handing those in order to `sink`.
     fn receive<S: FnMut(A)>(
         &mut self,
-        done: &Receiver<(u64, thread::Result<(A, Option<StateError>)>)>,
+        done: &Receiver<(u64, thread::Result<RunResult<A>>)>,
         in_flight: u64,
         sink: &mut S,
     ) {
