@@ -36,12 +36,7 @@ struct Batch {
     /// `Absent` when they are JSON, which is then `bytes[range]`), and for attributes the
     /// walk only delimited, where they are in the file (for the error when a worker finds
     /// them malformed).
-    items: Vec<(
-        usize,
-        Instance<'static>,
-        Option<Range<usize>>,
-        Option<Unchecked>,
-    )>,
+    items: Vec<Item>,
     bytes: Vec<u8>,
 }
 
