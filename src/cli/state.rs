@@ -98,8 +98,8 @@ pub struct StateArgs {
     #[arg(long, value_name = "PATH")]
     select: Vec<String>,
     /// Only instances of this resource or data source type (repeatable): the others are
-    /// stepped over undecoded (checked as JSON) and print nothing; the summary line counts
-    /// them as `skipped=N` on the summary line.
+    /// stepped over undecoded (their attributes only delimited: strings and brackets
+    /// matched) and print nothing; the summary line counts them as `skipped=N`.
     #[arg(long = "type", value_name = "TYPE")]
     types: Vec<String>,
     /// State files (format version 4).

@@ -552,6 +552,19 @@ impl<'u> Unit<'u> {
                     outcome = Some(Outcome::NoSchema);
                     end
                 }
+                "attributes" if !wanted && self.buf.get(v) == Some(&b'{') => {
+                    // Another type's: delimited, not decoded (nor handed out).
+                    match tokens::object_extent(self.buf, v, self.scratch) {
+                        Some(end) => end,
+                        None => {
+                            self.at
+                                .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
+                            let end = self.skip(v)?;
+                            self.at.set(ctx);
+                            end
+                        }
+                    }
+                }
                 "attributes" if !decode => {
                     self.at
                         .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
