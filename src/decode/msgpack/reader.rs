@@ -256,7 +256,13 @@ pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
                 valid_text(buf.get(start..start.wrapping_add(n))?, at).ok()?;
             }
             pos = at.wrapping_add(1).wrapping_add(n);
-            pending = pending.wrapping_add(items);
+            if items > 0 {
+                // (`pos <= at + 32 <= len`.) A claim beyond the input gives up at once.
+                pending = pending.wrapping_add(items);
+                if pending > buf.len().wrapping_sub(pos) as u64 {
+                    return None;
+                }
+            }
         } else {
             let be16 = |h: &[u8; BLOCK]| usize::from(u16::from_be_bytes([h[1], h[2]]));
             let be32 = |h: &[u8; BLOCK]| u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
@@ -296,10 +302,10 @@ pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
             }
             // `pending <= len` before, `items < 2³³`: far from overflowing.
             pending = pending.saturating_add(items);
-        }
-        // Every pending item needs at least one byte (and `pos <= len`).
-        if pending > buf.len().checked_sub(pos)? as u64 {
-            return None;
+            // Every pending item needs at least one byte (and `pos <= len`).
+            if pending > buf.len().checked_sub(pos)? as u64 {
+                return None;
+            }
         }
     }
     Some(pos)
