@@ -171,9 +171,9 @@ fn json(d: &[u8]) {
         let other_end = scalar
             && first.is_none()
             && d.get(n).is_some_and(|&c| {
-                !is_ws(c)
-                    && !b"\"[]{},:".contains(&c)
-                    && !(c.is_ascii_alphanumeric() || b".+-_".contains(&c))
+                let serde_end = is_ws(c) || b"\"[]{},:".contains(&c);
+                let continues = c.is_ascii_alphanumeric() || b".+-_".contains(&c);
+                !serde_end && !continues
             });
         assert!(
             first == Some(n) || other_end,
@@ -332,7 +332,10 @@ fn msgpack(d: &[u8]) {
         Err(e) => assert!(
             matches!(
                 walk,
-                Err((ErrorKind::Eof | ErrorKind::Syntax | ErrorKind::InvalidUtf8, _))
+                Err((
+                    ErrorKind::Eof | ErrorKind::Syntax | ErrorKind::InvalidUtf8,
+                    _
+                ))
             ),
             "reference walk = {walk:?} where rmpv fails: {e:?}; {}",
             show()
