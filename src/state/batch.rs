@@ -24,7 +24,7 @@ use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
 
 /// A batch is handed to the workers once its attribute bytes reach this size…
-const BATCH_BYTES: usize = 4 << 20;
+const BATCH_BYTES: usize = 1 << 20;
 /// …or it holds this many instances.
 const BATCH_INSTANCES: usize = 16_384;
 
