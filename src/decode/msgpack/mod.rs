@@ -7,8 +7,10 @@
 //! keys are compared with the key expected after the last match (go-cty writes keys sorted, so
 //! this almost always hits: one masked wide compare against the pre-encoded key) and the slots
 //! are written in order; the first key out of order moves the object to a slower loop with a
-//! binary search and a bitmap of the attributes seen. An error is returned up the calls, and
-//! each container it passes adds its step to the value path (cold code).
+//! binary search and a bitmap of the attributes seen. A projected program's objects, whose
+//! keys are mostly ones it does not select, have a loop of their own (`projected.rs`). An
+//! error is returned up the calls, and each container it passes adds its step to the value
+//! path (cold code).
 
 mod items;
 mod projected;

@@ -1,5 +1,7 @@
 //! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
-//! value of any depth iteratively. Returns `None` at end of input; callers attach offsets.
+//! value of any depth iteratively — [`value_end`], at the skip walk's pace with no error
+//! paths, and the careful [`Reader::skip_items`] that names a fault. Returns `None` at end of
+//! input; callers attach offsets.
 //!
 //! Every read goes through `get`, so a position past the end is never a panic, only `None`.
 //! `pos <= buf.len() <= isize::MAX` holds after every successful read, so stepping over bytes
