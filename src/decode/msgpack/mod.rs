@@ -312,20 +312,46 @@ impl<'a> Decoder<'a> {
                     None => continue, // an unknown key, skipped with its value
                 },
             };
-            if !seen.insert(j) {
-                return Err(duplicate_attribute(table.name(j), at));
-            }
             next = j.wrapping_add(1);
-            let Some(entry) = table.entries.get(j) else {
-                return Err(internal(at));
-            };
-            let v = self
-                .value(prog, entry.code, entry.op)
-                .map_err(|e| e.in_attr(table.name(j)))?;
-            out.set(j, v);
+            self.attribute(prog, table, out, &mut seen, j, at)?;
         }
+        self.all_present(table, &seen, at_object)
+    }
+
+    /// The value of attribute `j` (its key at `at` just read) into its slot, unless the
+    /// object had it already.
+    #[inline(always)]
+    fn attribute(
+        &mut self,
+        prog: &'a Program,
+        table: &AttrTable<'a>,
+        out: &mut Slots<'a, Value<'a>>,
+        seen: &mut Seen<'_>,
+        j: usize,
+        at: usize,
+    ) -> Result<(), Pending> {
+        if !seen.insert(j) {
+            return Err(duplicate_attribute(table.name(j), at));
+        }
+        let Some(entry) = table.entries.get(j) else {
+            return Err(internal(at));
+        };
+        let v = self
+            .value(prog, entry.code, entry.op)
+            .map_err(|e| e.in_attr(table.name(j)))?;
+        out.set(j, v);
+        Ok(())
+    }
+
+    /// Every attribute was `seen`, or the option reads a missing one as null.
+    fn all_present(
+        &self,
+        table: &AttrTable<'a>,
+        seen: &Seen<'_>,
+        at_object: usize,
+    ) -> Result<(), Pending> {
         if !self.options.missing_attributes_null {
-            if let Some(j) = seen.first_missing(n) {
+            if let Some(j) = seen.first_missing(table.entries.len()) {
                 return Err(missing_attribute(table.name(j), at_object));
             }
         }

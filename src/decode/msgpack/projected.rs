@@ -8,9 +8,9 @@
 //! [`Program::select`]: crate::Program::select
 
 use super::reader::{is_one_byte, value_end};
-use super::{skip_error, Decoder};
+use super::Decoder;
 use crate::bytes::{first, is_ascii, non_ascii_mask, BLOCK};
-use crate::decode::common::{duplicate_attribute, missing_attribute, AttrTable, Pending, Seen};
+use crate::decode::common::{AttrTable, Pending, Seen};
 use crate::decode::slots::Slots;
 use crate::program::Program;
 use crate::value::Value;
@@ -52,39 +52,29 @@ impl<'a> Decoder<'a> {
             left = rest;
             let at = self.r.pos;
             let found = match buf.get(at..).and_then(|s| s.first_chunk::<BLOCK>()) {
-                Some(block) if unselected_fixstr(block[0], selected_lens, max_key) => {
-                    if let Some(end) = short_pair_end(block, at) {
-                        self.r.pos = end;
-                        continue;
-                    }
-                    if let Some((start, end)) = unknown_ascii_key(block, buf, at, max_key) {
-                        self.r.pos = end;
-                        if let Err(e) = self.r.skip_value() {
-                            let key = buf.get(start..end).unwrap_or_default();
-                            let key = std::str::from_utf8(key).unwrap_or_default();
-                            return Err(skip_error(e, end).in_attr(key));
-                        }
-                        continue;
-                    }
-                    None // a key that is not ASCII: the general path checks it
-                }
                 Some(block) => {
-                    let word = u32::from_le_bytes(*block.first_chunk::<4>().unwrap_or(&[0; 4]));
-                    let found = table
-                        .entries
-                        .iter()
-                        .position(|e| e.head_matches(word) && e.matches_block(block, buf, at));
+                    // (A fixstr of a length no selected key has needs no compare.)
+                    let found = match unselected_fixstr(block[0], selected_lens, max_key) {
+                        true => None,
+                        false => {
+                            let head = block.first_chunk::<4>().unwrap_or(&[0; 4]);
+                            let word = u32::from_le_bytes(*head);
+                            table.entries.iter().position(|e| {
+                                e.head_matches(word) && e.matches_block(block, buf, at)
+                            })
+                        }
+                    };
                     if found.is_none() {
                         // A fixstr or str8 key that is no selected attribute's (their keys in
                         // these encodings were all compared whole): when ASCII, stepped over
-                        // with its value.
+                        // with its value (the run above stopped at it for a fault in the
+                        // value, which this names).
                         if let Some((start, end)) = unknown_ascii_key(block, buf, at, max_key) {
                             self.r.pos = end;
-                            if let Err(e) = self.r.skip_value() {
-                                let key = buf.get(start..end).unwrap_or_default();
-                                let key = std::str::from_utf8(key).unwrap_or_default();
-                                return Err(skip_error(e, end).in_attr(key));
-                            }
+                            let key = buf.get(start..end).unwrap_or_default();
+                            self.skip_unknown_value(|| {
+                                std::str::from_utf8(key).unwrap_or_default()
+                            })?;
                             continue;
                         }
                     }
@@ -103,23 +93,9 @@ impl<'a> Decoder<'a> {
                     None => continue, // an unknown key, skipped with its value
                 },
             };
-            if !seen.insert(j) {
-                return Err(duplicate_attribute(table.name(j), at));
-            }
-            let Some(entry) = table.entries.get(j) else {
-                return Err(super::internal(at));
-            };
-            let v = self
-                .value(prog, entry.code, entry.op)
-                .map_err(|e| e.in_attr(table.name(j)))?;
-            out.set(j, v);
+            self.attribute(prog, table, out, &mut seen, j, at)?;
         }
-        if !self.options.missing_attributes_null {
-            if let Some(j) = seen.first_missing(n) {
-                return Err(missing_attribute(table.name(j), at_object));
-            }
-        }
-        Ok(())
+        self.all_present(table, &seen, at_object)
     }
 }
 
