@@ -6,6 +6,7 @@ mod progress;
 #[cfg(feature = "bench")]
 mod skip_walk;
 mod state;
+mod strings;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;

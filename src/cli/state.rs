@@ -10,6 +10,7 @@ use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, ReaderOptions, SchemaS
 use tfwire::DecodeOptions;
 
 use super::progress::Progress;
+use super::strings::Strings;
 use super::Failure;
 
 /// The description `tfwire state --help` prints after the options.
@@ -453,35 +454,6 @@ fn decode_file(
         &mut |text| out.push_str(text),
     );
     (out, totals, result)
-}
-
-/// Output strings handed back once printed, for the next file or batch: a worker writes
-/// into pages already touched instead of growing a new string each time.
-#[derive(Default)]
-struct Strings(std::sync::Mutex<Vec<String>>);
-
-impl Strings {
-    /// The most strings kept, and the largest.
-    const KEPT: usize = 64;
-    const LARGEST: usize = 64 << 20;
-
-    fn take(&self) -> String {
-        let kept = self.0.lock().ok().and_then(|mut kept| kept.pop());
-        kept.map_or_else(String::new, |mut s| {
-            s.clear();
-            s
-        })
-    }
-
-    fn give(&self, s: String) {
-        if s.capacity() <= Self::LARGEST {
-            if let Ok(mut kept) = self.0.lock() {
-                if kept.len() < Self::KEPT {
-                    kept.push(s);
-                }
-            }
-        }
-    }
 }
 
 /// The DUMP of a value that `program` decoded. That cannot fail (such a value is of the

@@ -531,18 +531,7 @@ impl<'u> Unit<'u> {
                     end
                 }
                 "attributes" if delimit && self.buf.get(v) == Some(&b'{') => {
-                    let end = match tokens::object_extent(self.buf, v, self.scratch) {
-                        Some(end) => end,
-                        None => {
-                            // Not delimited (cut short, too deep, a control byte): the
-                            // checking skip says why, or reads it whole.
-                            self.at
-                                .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
-                            let end = self.skip(v)?;
-                            self.at.set(ctx);
-                            end
-                        }
-                    };
+                    let end = self.delimit_attributes(v, walk, ctx)?;
                     raw = Some(Raw {
                         bytes: self.buf.get(v..end).unwrap_or_default(),
                         offset: self.base.saturating_add(v as u64),
@@ -554,22 +543,10 @@ impl<'u> Unit<'u> {
                 }
                 "attributes" if !wanted && self.buf.get(v) == Some(&b'{') => {
                     // Another type's: delimited, not decoded (nor handed out).
-                    match tokens::object_extent(self.buf, v, self.scratch) {
-                        Some(end) => end,
-                        None => {
-                            self.at
-                                .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
-                            let end = self.skip(v)?;
-                            self.at.set(ctx);
-                            end
-                        }
-                    }
+                    self.delimit_attributes(v, walk, ctx)?
                 }
                 "attributes" if !decode => {
-                    self.at
-                        .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
-                    let end = self.skip(v)?;
-                    self.at.set(ctx);
+                    let end = self.skip_attributes(v, walk, ctx)?;
                     let text = self.buf.get(v..end).unwrap_or_default();
                     // SAFETY: `skip` validated `v..end` as one JSON value, UTF-8 included (or
                     // the range is empty).

@@ -1,9 +1,10 @@
 //! The state reader's value reads and errors: one JSON value of the envelope at a position
 //! (a key and its colon, an optional string or number, an `index_key`, a literal, a
-//! validated skip) for the units of `envelope.rs`, and where in the state an error is
-//! ([`Ctx`]), with the messages of [`Stop::Fail`].
+//! validated skip, an attributes object delimited or skipped) for the units of
+//! `envelope.rs`, and where in the state an error is ([`Ctx`]), with the messages of
+//! [`Stop::Fail`].
 
-use super::envelope::{Stop, Unit};
+use super::envelope::{Stop, Unit, Walk};
 use super::keys;
 use super::{IndexKey, StateError};
 use crate::decode::json::tokens;
@@ -216,4 +217,31 @@ pub(super) unsafe fn attributes_text(text: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(text).is_ok());
     // SAFETY: the caller's contract.
     unsafe { std::str::from_utf8_unchecked(text) }
+}
+
+impl Unit<'_> {
+    /// The end of the attributes object at `v` found without checking it (the 64-byte
+    /// structural scan); when it is not delimited so (cut short, too deep, a control byte),
+    /// the checking skip says why, or reads it whole.
+    pub(super) fn delimit_attributes(
+        &self,
+        v: usize,
+        walk: &Walk,
+        ctx: Ctx,
+    ) -> Result<usize, Stop> {
+        match tokens::object_extent(self.buf, v, self.scratch) {
+            Some(end) => Ok(end),
+            None => self.skip_attributes(v, walk, ctx),
+        }
+    }
+
+    /// The checking skip of the attributes value at `v`, its errors placed in the attributes
+    /// of the instance (`ctx` is the instance's).
+    pub(super) fn skip_attributes(&self, v: usize, walk: &Walk, ctx: Ctx) -> Result<usize, Stop> {
+        self.at
+            .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
+        let end = self.skip(v)?;
+        self.at.set(ctx);
+        Ok(end)
+    }
 }
