@@ -1,11 +1,14 @@
 //! [`StateReader::visit_parallel`]: one state's instances decoded on several threads. The
-//! reader walks the state on the calling thread, checking each instance's attributes
-//! without decoding them, and copies instances into batches of a few MiB; each batch is
-//! split into one run per worker, `jobs` scoped threads fold the runs (one arena per run)
-//! while the walk fills the next batch, and the accumulators are handed to the caller's
-//! sink in file order. Memory: the batch being filled, one with the workers and their
-//! results, not the file.
+//! reader walks the state on the calling thread and only delimits each resource
+//! (`split.rs`: the structural scan, nothing checked), copying resources into batches of
+//! about 1 MiB; a resource too large for that is read by the walk, which delimits its
+//! instances' attributes and copies the instances into batches instead. Each batch is split
+//! into one run per worker (by bytes for resources, by count for instances); `jobs` scoped
+//! threads read and decode the runs (one arena per worker) while the walk fills the next
+//! batch, and the accumulators are handed to the caller's sink in file order. Memory: the
+//! batch being filled, those with the workers and their results, not the file.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::ops::Range;
@@ -17,6 +20,7 @@ use std::thread;
 use bumpalo::Bump;
 
 use super::envelope::Raw;
+use super::split::{Counts, Delimited, RawResource, ResourceReader};
 use super::values::Ctx;
 use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, StateError};
 use super::{StateReader, Summary};
@@ -28,9 +32,15 @@ const BATCH_BYTES: usize = 1 << 20;
 /// …or it holds this many instances.
 const BATCH_INSTANCES: usize = 16_384;
 
-/// Instances copied out of the reader's buffer.
+/// Resources, or instances, copied out of the reader's buffer (one kind per batch).
 #[derive(Default)]
 struct Batch {
+    /// Resources the walk delimited: their bytes (`buffer[range]`), their offset in the
+    /// file and their index in `resources`.
+    units: Vec<(Range<usize>, u64, u64)>,
+    /// The reader's buffer that held `units` (kept whole when the batch is recycled: it
+    /// becomes the reader's buffer again without being zero-filled).
+    buffer: Vec<u8>,
     resources: Vec<Resource<'static>>,
     /// Each instance: its resource (an index in `resources`), the instance (attributes
     /// `Absent` when they are JSON, which is then `bytes[range]`), and for attributes the
@@ -49,8 +59,9 @@ type Item = (
     Option<Unchecked>,
 );
 
-/// A run's accumulator and the error that ended it early, if one did.
-type RunResult<A> = (A, Option<StateError>);
+/// A run's accumulator, the error that ended it early if one did, and the instances of the
+/// resources it read (the walk counts those it hands out itself).
+type RunResult<A> = (A, Option<StateError>, Counts);
 
 /// Attributes the walk delimited without checking them: their offset in the file and the
 /// indexes of their resource and instance.
@@ -115,8 +126,30 @@ impl Batch {
         self.items.push((resource, instance, range, unchecked));
     }
 
+    /// Takes the reader's buffer with the resources `delimited` in it (this batch empty),
+    /// giving the reader this batch's buffer instead.
+    fn take_resources(&mut self, delimited: Delimited<'_>) {
+        let base = delimited.base;
+        self.units
+            .extend((delimited.resources.iter()).map(|(range, index)| {
+                (
+                    range.clone(),
+                    base.saturating_add(range.start as u64),
+                    *index,
+                )
+            }));
+        let spare = std::mem::take(&mut self.buffer);
+        self.buffer = delimited.take(spare);
+    }
+
+    /// The number of runs' elements: resources, or instances.
+    fn len(&self) -> usize {
+        self.units.len().max(self.items.len())
+    }
+
     /// Emptied for the next batch, its buffers kept.
     fn clear(&mut self) {
+        self.units.clear();
         self.resources.clear();
         self.items.clear();
         self.bytes.clear();
@@ -133,12 +166,16 @@ impl Batch {
         &self,
         ctx: &Context<'_, I, F>,
         items: Range<usize>,
-        bump: &mut Bump,
+        worker: &mut Worker,
     ) -> RunResult<A>
     where
         I: Fn() -> A,
         F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>),
     {
+        if !self.units.is_empty() {
+            return self.fold_resources(ctx, items, worker);
+        }
+        let bump = &mut worker.bump;
         let mut acc = (ctx.init)();
         for (resource, instance, range, unchecked) in self.items.get(items).unwrap_or_default() {
             let Some(resource) = self.resources.get(*resource) else {
@@ -152,7 +189,7 @@ impl Batch {
             let text = match simdutf8::basic::from_utf8(bytes) {
                 Ok(text) => text,
                 Err(_) => match unchecked {
-                    Some(u) => return (acc, Some(malformed(bytes, u))),
+                    Some(u) => return (acc, Some(malformed(bytes, u)), Counts::default()),
                     None => "",
                 },
             };
@@ -169,15 +206,62 @@ impl Batch {
             if let (Some(u), false) = (unchecked, matches!(outcome, Outcome::Ok(..))) {
                 if !is_json(bytes, bump) {
                     drop(outcome);
-                    return (acc, Some(malformed(bytes, u)));
+                    return (acc, Some(malformed(bytes, u)), Counts::default());
                 }
             }
             (ctx.fold)(&mut acc, item, &outcome);
             drop(outcome);
             bump.reset();
         }
-        (acc, None)
+        (acc, None, Counts::default())
     }
+
+    /// Reads and folds the resources `units` of this batch (`split.rs`); the first that is
+    /// malformed ends the run, after its instances before the fault.
+    fn fold_resources<A, I, F>(
+        &self,
+        ctx: &Context<'_, I, F>,
+        units: Range<usize>,
+        worker: &mut Worker,
+    ) -> RunResult<A>
+    where
+        I: Fn() -> A,
+        F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let mut acc = (ctx.init)();
+        let before = worker.reader.counts();
+        let mut fault = None;
+        for (range, offset, index) in self.units.get(units).unwrap_or_default() {
+            let raw = RawResource {
+                bytes: self.buffer.get(range.clone()).unwrap_or_default(),
+                offset: *offset,
+                index: *index,
+            };
+            let mut f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>, _: Option<Raw<'_>>| {
+                (ctx.fold)(&mut acc, item, outcome)
+            };
+            let read = worker
+                .reader
+                .read(&raw, ctx.set, ctx.options, &mut worker.bump, &mut f);
+            if let Err(e) = read {
+                fault = Some(e);
+                break;
+            }
+        }
+        let after = worker.reader.counts();
+        let counts = Counts {
+            instances: after.instances.wrapping_sub(before.instances),
+            skipped: after.skipped.wrapping_sub(before.skipped),
+        };
+        (acc, fault, counts)
+    }
+}
+
+/// What a worker keeps from one run to the next: its arena (reset after each instance) and
+/// its reader of resources.
+struct Worker {
+    bump: Bump,
+    reader: ResourceReader,
 }
 
 /// Whether `bytes` are exactly one JSON value (the checking skip, as the walk runs it).
@@ -213,23 +297,49 @@ struct InOrder<A> {
     early: BTreeMap<u64, RunResult<A>>,
     /// The first run that met malformed attributes ends the output: its error.
     fault: Option<StateError>,
+    /// The instances of the resources the workers read, of the runs handed out.
+    counts: Counts,
+}
+
+/// `batch` cut into at most `jobs` runs: resources by their bytes (one large resource is as
+/// much work as many small ones), instances by their count.
+fn runs(batch: &Batch, jobs: usize) -> Vec<Range<usize>> {
+    let n = batch.len();
+    if batch.units.is_empty() {
+        let per = n.div_ceil(jobs).max(1);
+        return (0..n)
+            .step_by(per)
+            .map(|start| start..start.saturating_add(per).min(n))
+            .collect();
+    }
+    let bytes: usize = batch.units.iter().map(|(range, _, _)| range.len()).sum();
+    let per = bytes.div_ceil(jobs).max(1);
+    let mut runs = Vec::with_capacity(jobs);
+    let (mut start, mut bytes) = (0, 0usize);
+    for (k, (range, _, _)) in batch.units.iter().enumerate() {
+        bytes = bytes.saturating_add(range.len());
+        if bytes >= per {
+            runs.push(start..k.saturating_add(1));
+            (start, bytes) = (k.saturating_add(1), 0);
+        }
+    }
+    if start < n {
+        runs.push(start..n);
+    }
+    runs
 }
 
 impl<A> InOrder<A> {
     /// Splits `batch` into one run per worker and sends them.
     fn send(&mut self, batch: Batch, jobs: usize, work: &Sender<Job>) {
-        let n = batch.items.len();
+        let n = batch.len();
         if n == 0 {
             return;
         }
-        let per = n.div_ceil(jobs.max(1)).max(1);
+        let runs = runs(&batch, jobs.max(1));
         let batch = Arc::new(batch);
-        for start in (0..n).step_by(per) {
-            let job = (
-                self.sent,
-                Arc::clone(&batch),
-                start..start.saturating_add(per).min(n),
-            );
+        for run in runs {
+            let job = (self.sent, Arc::clone(&batch), run);
             self.sent = self.sent.saturating_add(1);
             // (The workers outlive the walk: a send fails only if they all panicked, and
             // then `receive` passes the panic on.)
@@ -255,12 +365,14 @@ impl<A> InOrder<A> {
                 }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
-            while let Some((acc, fault)) = self.early.remove(&self.next) {
+            while let Some((acc, fault, counts)) = self.early.remove(&self.next) {
                 self.next = self.next.saturating_add(1);
                 // After a fault, nothing more is handed out.
                 if self.fault.is_none() {
                     sink(acc);
                     self.fault = fault;
+                    self.counts.instances = self.counts.instances.saturating_add(counts.instances);
+                    self.counts.skipped = self.counts.skipped.saturating_add(counts.skipped);
                 }
             }
         }
@@ -347,8 +459,10 @@ impl<R: Read> StateReader<R> {
                 let (runs, done_tx, ctx) = (&runs, done_tx.clone(), &ctx);
                 let recycle_tx = recycle_tx.clone();
                 workers.push(scope.spawn(move || {
-                    // One arena per worker, reset after each instance.
-                    let mut bump = Bump::new();
+                    let mut worker = Worker {
+                        bump: Bump::new(),
+                        reader: ResourceReader::new(),
+                    };
                     loop {
                         let job = match runs.lock() {
                             Ok(runs) => runs.recv(),
@@ -358,7 +472,7 @@ impl<R: Read> StateReader<R> {
                             return;
                         };
                         let acc = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            batch.fold(ctx, items, &mut bump)
+                            batch.fold(ctx, items, &mut worker)
                         }));
                         // The last run of a batch hands it back.
                         if let Ok(batch) = Arc::try_unwrap(batch) {
@@ -372,31 +486,61 @@ impl<R: Read> StateReader<R> {
             }
             drop(recycle_tx);
             drop(done_tx);
-            let mut order = InOrder {
+            let order = InOrder {
                 sent: 0,
                 next: 0,
                 early: BTreeMap::new(),
                 fault: None,
+                counts: Counts::default(),
             };
-            let in_flight = jobs as u64;
-            let mut batch = Batch::default();
-            let result = self.walk(set, options, false, |item, _, raw| {
+            // Two batches' runs per worker queued, so that no worker waits for the walk.
+            let in_flight = (jobs as u64).saturating_mul(2);
+            // The walk hands out instances (`f`) and resources (`split`), both into the
+            // batch being filled.
+            let feed = RefCell::new((Batch::default(), order, &mut sink));
+            // The batch is handed to the workers when it is full, or before it would mix
+            // resources and instances.
+            let hand_on = |batch: &mut Batch, order: &mut InOrder<A>, sink: &mut S, full: bool| {
+                if !full {
+                    return;
+                }
+                let mut next = recycled.try_recv().unwrap_or_default();
+                next.clear();
+                order.send(std::mem::replace(batch, next), jobs, &work);
+                order.receive(&done, in_flight, sink);
+            };
+            // A buffer of resources is a batch of its own.
+            let mut split = |delimited: Delimited<'_>| {
+                let (batch, order, sink) = &mut *feed.borrow_mut();
                 if order.fault.is_some() {
-                    return; // (the output has ended; the walk reads on to the end)
+                    // (The output has ended; the walk reads on to the end.)
+                    return delimited.leave();
                 }
-                batch.push(item, raw);
-                if batch.full() {
-                    let mut next = recycled.try_recv().unwrap_or_default();
-                    next.clear();
-                    order.send(std::mem::replace(&mut batch, next), jobs, &work);
-                    order.receive(&done, in_flight, &mut sink);
-                }
-            });
+                hand_on(batch, order, sink, batch.len() > 0);
+                batch.take_resources(delimited);
+                hand_on(batch, order, sink, true);
+            };
+            let result = self.walk(
+                set,
+                options,
+                false,
+                |item, _, raw| {
+                    let (batch, order, sink) = &mut *feed.borrow_mut();
+                    if order.fault.is_some() {
+                        return;
+                    }
+                    hand_on(batch, order, sink, !batch.units.is_empty());
+                    batch.push(item, raw);
+                    hand_on(batch, order, sink, batch.full());
+                },
+                Some(&mut split),
+            );
+            let (batch, mut order, sink) = feed.into_inner();
             if order.fault.is_none() {
                 order.send(batch, jobs, &work);
             }
             drop(work);
-            order.receive(&done, 0, &mut sink);
+            order.receive(&done, 0, sink);
             // Joined here, not only at the scope's end: a join waits for the threads to
             // exit, their thread-locals (the channels' wait contexts) freed.
             for worker in workers {
@@ -406,7 +550,11 @@ impl<R: Read> StateReader<R> {
             // A worker's fault comes before anything the walk met after it.
             match order.fault {
                 Some(fault) => Err(fault),
-                None => result,
+                None => result.map(|mut summary| {
+                    summary.instances = summary.instances.saturating_add(order.counts.instances);
+                    summary.skipped = summary.skipped.saturating_add(order.counts.skipped);
+                    summary
+                }),
             }
         })
     }

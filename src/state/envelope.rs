@@ -12,11 +12,11 @@ use std::cell::Cell;
 
 use bumpalo::Bump;
 
+use super::providers::ProviderCache;
 use super::schemas::Prefix;
 use super::values::{attributes_text, err, Ctx};
 use super::{
-    provider_address, Attributes, Instance, InstanceRef, Mode, Outcome, Resource, SchemaSet,
-    StateError, Summary,
+    Attributes, Instance, InstanceRef, Mode, Outcome, Resource, SchemaSet, StateError, Summary,
 };
 use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
@@ -65,54 +65,6 @@ pub(super) struct Walk {
     pub(super) decode: bool,
     /// The addresses of the provider references seen so far.
     pub(super) providers: ProviderCache,
-}
-
-/// Provider references (`provider["registry.terraform.io/hashicorp/aws"]`) with their
-/// addresses: a state names a handful of providers in thousands of resources.
-#[derive(Default)]
-pub(super) struct ProviderCache(Vec<(String, String)>);
-
-impl ProviderCache {
-    /// At most this many references are kept (then the oldest gives way).
-    const CAPACITY: usize = 32;
-
-    /// Sets `resource`'s provider reference and address to `reference`'s.
-    fn set(&mut self, resource: &mut Resource<'static>, reference: &str) -> Result<(), StateError> {
-        if resource.provider == reference && !resource.provider_address.is_empty() {
-            return Ok(());
-        }
-        let address = match self.0.iter().position(|(r, _)| r == reference) {
-            Some(k) => k,
-            None => {
-                let address = provider_address(reference)?;
-                if self.0.len() == Self::CAPACITY {
-                    self.0.remove(0);
-                }
-                self.0.push((reference.to_string(), address));
-                self.0.len().saturating_sub(1)
-            }
-        };
-        // The resource's buffers are reused: no allocation per resource.
-        resource.provider_address.clear();
-        resource
-            .provider_address
-            .push_str(self.0.get(address).map_or("", |(_, a)| a));
-        resource.provider.clear();
-        resource.provider.push_str(reference);
-        Ok(())
-    }
-}
-
-pub(super) fn empty_resource() -> Resource<'static> {
-    Resource {
-        module: None,
-        mode: Mode::Managed,
-        type_name: String::new(),
-        name: String::new(),
-        provider: String::new(),
-        provider_address: String::new(),
-        instances: Vec::new(),
-    }
 }
 
 /// One attempt at one unit, over the bytes read so far.
@@ -264,7 +216,13 @@ impl<'u> Unit<'u> {
     /// position of the element (after the `,` unless `first`). (Inlined: it runs once per
     /// key and element, and its result is large.)
     #[inline(always)]
-    fn separator(&self, i: usize, c: u8, first: bool, close: u8) -> Result<Option<usize>, Stop> {
+    pub(super) fn separator(
+        &self,
+        i: usize,
+        c: u8,
+        first: bool,
+        close: u8,
+    ) -> Result<Option<usize>, Stop> {
         if c == close {
             return Ok(None);
         }
@@ -479,8 +437,19 @@ impl<'u> Unit<'u> {
         }
         bump.reset();
         let resource = &walk.resource;
-        // An instance of a type the set does not want is stepped over, checked as JSON.
         let wanted = self.set.wants(&resource.type_name);
+        if !wanted {
+            // An instance of a type the set does not want is stepped over: delimited (its
+            // brackets counted outside strings), not checked.
+            return match tokens::object_end_counted(self.buf, i) {
+                Some(end) => {
+                    walk.instance_index = walk.instance_index.saturating_add(1);
+                    walk.summary.skipped = walk.summary.skipped.saturating_add(1);
+                    Ok(end)
+                }
+                None => Err(self.eof(self.buf.len())),
+            };
+        }
         let decode = walk.decode && wanted;
         // In a parallel walk, a wanted instance's attributes object is only delimited here;
         // the worker that decodes it checks it (`batch.rs`).
@@ -541,10 +510,6 @@ impl<'u> Unit<'u> {
                     outcome = Some(Outcome::NoSchema);
                     end
                 }
-                "attributes" if !wanted && self.buf.get(v) == Some(&b'{') => {
-                    // Another type's: delimited, not decoded (nor handed out).
-                    self.delimit_attributes(v, walk, ctx)?
-                }
                 "attributes" if !decode => {
                     let end = self.skip_attributes(v, walk, ctx)?;
                     let text = self.buf.get(v..end).unwrap_or_default();
@@ -604,10 +569,6 @@ impl<'u> Unit<'u> {
             }
         };
         walk.instance_index = walk.instance_index.saturating_add(1);
-        if !wanted {
-            walk.summary.skipped = walk.summary.skipped.saturating_add(1);
-            return Ok(end);
-        }
         f(
             InstanceRef {
                 resource,

@@ -63,8 +63,10 @@ mod batch;
 mod envelope;
 mod keys;
 mod outline;
+mod providers;
 mod reader;
 mod schemas;
+mod split;
 mod values;
 
 use std::collections::HashMap;

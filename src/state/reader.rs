@@ -26,7 +26,9 @@ use std::io::{self, Read};
 
 use bumpalo::Bump;
 
-use super::envelope::{empty_resource, Phase, Raw, Stop, Unit, Walk};
+use super::envelope::{Phase, Raw, Stop, Unit, Walk};
+use super::providers::empty_resource;
+use super::split::{split_max, Delimited};
 use super::values::Ctx;
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
 use crate::program::DecodeOptions;
@@ -160,17 +162,27 @@ impl<R: Read> StateReader<R> {
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
     {
         let mut f = f;
-        self.walk(set, options, true, |item, outcome, _| f(item, outcome))
+        self.walk(
+            set,
+            options,
+            true,
+            |item, outcome, _| f(item, outcome),
+            None,
+        )
     }
 
     /// Reads the whole state; with `decode` false each instance's attributes are only
-    /// checked, and `f` gets [`Outcome::NoSchema`] for them (`batch.rs` decodes them).
+    /// checked, and `f` gets [`Outcome::NoSchema`] for them (`batch.rs` decodes them). With
+    /// `split`, the resources the structural scan delimits go to `split` unread, with the
+    /// buffer that holds them (`split.rs`): their instances are not handed to `f`, nor
+    /// counted.
     pub(super) fn walk<F>(
         mut self,
         set: &SchemaSet,
         options: &DecodeOptions,
         decode: bool,
         mut f: F,
+        mut split: Option<&mut dyn FnMut(Delimited<'_>)>,
     ) -> Result<Summary, StateError>
     where
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
@@ -192,7 +204,7 @@ impl<R: Read> StateReader<R> {
         if self.buf.is_empty() {
             self.buf = std::mem::take(&mut spare.buf);
         }
-        let result = self.steps(&mut walk, set, options, &mut spare, &mut f);
+        let result = self.steps(&mut walk, set, options, &mut spare, &mut f, &mut split);
         spare.buf = std::mem::take(&mut self.buf);
         spare.bump.reset();
         spare.scratch.reset();
@@ -220,12 +232,49 @@ impl<R: Read> StateReader<R> {
         options: &DecodeOptions,
         spare: &mut Spare,
         f: &mut F,
+        split: &mut Option<&mut dyn FnMut(Delimited<'_>)>,
     ) -> Result<(), StateError>
     where
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
         let (bump, scratch) = (&mut spare.bump, &mut spare.scratch);
+        // The resources delimited in the buffer, not yet handed on: their ranges and indexes.
+        let mut delimited = Vec::new();
+        let split_max = split_max(&self.options);
         while walk.phase != Phase::Done {
+            if let (Some(split), Phase::Resources { .. }) = (split.as_mut(), walk.phase) {
+                let unit = Unit {
+                    buf: self.buf.get(..self.end).unwrap_or_default(),
+                    base: self.base,
+                    more: !self.eof,
+                    set,
+                    options,
+                    scratch,
+                    at: Cell::new(Ctx::Resources),
+                };
+                let next = unit.delimit_resource(self.start, walk, split_max);
+                scratch.reset();
+                match next {
+                    Ok(Some(range)) => {
+                        self.start = range.end;
+                        delimited.push((range, walk.summary.resources));
+                        walk.summary.resources = walk.summary.resources.saturating_add(1);
+                        walk.phase = Phase::Resources { first: false };
+                        continue;
+                    }
+                    // The walk's own step reads what is there (after the resources before).
+                    Ok(None) => self.hand_on(split, &mut delimited),
+                    Err(Stop::More) => {
+                        self.hand_on(split, &mut delimited);
+                        self.refill()?;
+                        continue;
+                    }
+                    Err(Stop::Fail(e)) => {
+                        self.hand_on(split, &mut delimited);
+                        return Err(e);
+                    }
+                }
+            }
             let unit = Unit {
                 buf: self.buf.get(..self.end).unwrap_or_default(),
                 base: self.base,
@@ -249,6 +298,24 @@ impl<R: Read> StateReader<R> {
             }
         }
         Ok(())
+    }
+
+    /// Hands the resources `delimited` in the buffer on to `split` with the buffer; the
+    /// buffer then starts at the current unit.
+    fn hand_on(
+        &mut self,
+        split: &mut dyn FnMut(Delimited<'_>),
+        delimited: &mut Vec<(std::ops::Range<usize>, u64)>,
+    ) {
+        if delimited.is_empty() {
+            return;
+        }
+        let keep = self.start..self.end;
+        split(Delimited::new(&mut self.buf, keep, self.base, delimited));
+        delimited.clear();
+        self.base = self.base.saturating_add(self.start as u64);
+        self.end = self.end.saturating_sub(self.start);
+        self.start = 0;
     }
 
     /// Drops the bytes before the current unit and reads more (growing the buffer when the

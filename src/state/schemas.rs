@@ -299,10 +299,11 @@ impl SchemaSet {
     /// Decodes and visits only the instances of these resource (or data source) types: a
     /// [`StateReader`](super::StateReader), [`SchemaSet::visit`] and
     /// [`SchemaSet::decode_all`] step over the others without decoding them and count them
-    /// as skipped. The reader only delimits their attributes object (strings and brackets
-    /// matched, 64 bytes at a time), so a fault inside one that leaves it delimited (a stray
-    /// comma, a bad escape) goes unreported; the envelope around it is checked as always. [`SchemaSet::decode`] of one
-    /// instance decodes whatever its type. An empty list keeps every type.
+    /// as skipped. The reader only delimits such an instance object (its brackets counted
+    /// outside strings, 64 bytes at a time), so a fault inside one that leaves it delimited
+    /// (a stray comma, a bad escape, an `index_key` of the wrong kind) goes unreported; the
+    /// resource's own keys are checked as always. [`SchemaSet::decode`] of one instance
+    /// decodes whatever its type. An empty list keeps every type.
     pub fn only_types<I, S>(&mut self, types: I)
     where
         I: IntoIterator<Item = S>,

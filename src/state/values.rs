@@ -220,16 +220,15 @@ pub(super) unsafe fn attributes_text(text: &[u8]) -> &str {
 }
 
 impl Unit<'_> {
-    /// The end of the attributes object at `v` found without checking it (the 64-byte
-    /// structural scan); when it is not delimited so (cut short, too deep, a control byte),
-    /// the checking skip says why, or reads it whole.
+    /// The end of the attributes object at `v` found without checking it (brackets counted
+    /// outside strings); when it is not delimited so (cut short), the checking skip says why.
     pub(super) fn delimit_attributes(
         &self,
         v: usize,
         walk: &Walk,
         ctx: Ctx,
     ) -> Result<usize, Stop> {
-        match tokens::object_extent(self.buf, v, self.scratch) {
+        match tokens::object_end_counted(self.buf, v) {
             Some(end) => Ok(end),
             None => self.skip_attributes(v, walk, ctx),
         }

@@ -13,6 +13,8 @@
 //! `.ci/run` exports `TFWIRE_REQUIRE_SHARED=1`. So CI never skips silently.
 #![allow(dead_code)]
 
+pub mod state;
+
 use std::path::{Path, PathBuf};
 
 /// Whether a missing shared checkout, oracle or `python3` fails the test instead of skipping

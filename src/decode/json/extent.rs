@@ -121,26 +121,8 @@ fn containers_end_fast(
     let mut state = StringState::default();
     while let Some(block) = buf.get(i..).and_then(|s| s.first_chunk::<64>()) {
         let m = Masks64::of(block);
-        let inside = if m.backslash == 0 && !state.escaped {
-            let inside = prefix_xor(m.quote) ^ if state.inside { !0 } else { 0 };
-            state.inside = inside >> 63 == 1;
-            inside
-        } else {
-            let before = state;
-            let quotes = m.quote & !escaped_bytes(m.backslash, &mut state.escaped);
-            let inside = prefix_xor(quotes) ^ if before.inside { !0 } else { 0 };
-            state.inside = inside >> 63 == 1;
-            if m.backslash & !inside == 0 {
-                inside
-            } else {
-                // A backslash outside a string (not JSON): it escapes nothing there, which
-                // the masks above assumed; walk this block byte by byte instead, so that the
-                // extent never depends on where the 64-byte blocks fall.
-                state = before;
-                state.walk(block)
-            }
-        };
-        let mut brackets = m.bracket & !inside;
+        let inside = state.strings(block, &m);
+        let mut brackets = (m.open | m.close) & !inside;
         while brackets != 0 {
             let p = i.wrapping_add(brackets.trailing_zeros() as usize);
             if let Some(end) = d.bracket(buf, memo, p)? {
@@ -215,7 +197,7 @@ impl Nesting {
 
 /// Whether a scan is inside a string, and whether the next byte is escaped.
 #[derive(Clone, Copy, Default)]
-struct StringState {
+pub(super) struct StringState {
     inside: bool,
     escaped: bool,
 }
@@ -224,7 +206,7 @@ impl StringState {
     /// Advances over `c`; true if `c` is part of a string (its quotes included, except the
     /// closing one).
     #[inline(always)]
-    fn step(&mut self, c: u8) -> bool {
+    pub(super) fn step(&mut self, c: u8) -> bool {
         if !self.inside {
             self.inside = c == b'"';
             return self.inside;
@@ -240,6 +222,29 @@ impl StringState {
         true
     }
 
+    /// The mask of the bytes of `block` (whose masks are `m`) that are part of strings, the
+    /// state carried to the next block.
+    #[inline(always)]
+    pub(super) fn strings(&mut self, block: &[u8; 64], m: &Masks64) -> u64 {
+        if m.backslash == 0 && !self.escaped {
+            let inside = prefix_xor(m.quote) ^ if self.inside { !0 } else { 0 };
+            self.inside = inside >> 63 == 1;
+            return inside;
+        }
+        let before = *self;
+        let quotes = m.quote & !escaped_bytes(m.backslash, &mut self.escaped);
+        let inside = prefix_xor(quotes) ^ if before.inside { !0 } else { 0 };
+        self.inside = inside >> 63 == 1;
+        if m.backslash & !inside == 0 {
+            return inside;
+        }
+        // A backslash outside a string (not JSON): it escapes nothing there, which the masks
+        // above assumed; walk this block byte by byte instead, so that the extent never
+        // depends on where the 64-byte blocks fall.
+        *self = before;
+        self.walk(block)
+    }
+
     /// The mask of the bytes of `block` that are part of strings, byte by byte.
     #[cold]
     #[inline(never)]
@@ -252,29 +257,33 @@ impl StringState {
     }
 }
 
-/// Bit `k` set when byte `k` is a quote / a backslash / a bracket.
-struct Masks64 {
-    quote: u64,
-    backslash: u64,
-    bracket: u64,
+/// Bit `k` set when byte `k` is a quote / a backslash / an opening / a closing bracket.
+pub(super) struct Masks64 {
+    pub(super) quote: u64,
+    pub(super) backslash: u64,
+    pub(super) open: u64,
+    pub(super) close: u64,
 }
 
 impl Masks64 {
+    /// The masks with the x86-64 baseline's SSE2 (a byte loop elsewhere).
     #[inline(always)]
-    fn of(block: &[u8; 64]) -> Masks64 {
+    pub(super) fn of(block: &[u8; 64]) -> Masks64 {
         let mut m = Masks64 {
             quote: 0,
             backslash: 0,
-            bracket: 0,
+            open: 0,
+            close: 0,
         };
         for (k, chunk) in block.chunks_exact(16).enumerate() {
             let chunk: &[u8; 16] = chunk.try_into().unwrap_or(&[0; 16]);
-            let (q, b, s) = masks16_structural(chunk);
+            let [q, b, o, c] = masks16_structural(chunk);
             // `k < 4`: a shift of 0, 16, 32 or 48 bits.
             let shift = k.wrapping_mul(16);
             m.quote |= (q as u64) << shift;
             m.backslash |= (b as u64) << shift;
-            m.bracket |= (s as u64) << shift;
+            m.open |= (o as u64) << shift;
+            m.close |= (c as u64) << shift;
         }
         m
     }
@@ -293,9 +302,9 @@ fn prefix_xor(mut x: u64) -> u64 {
     x
 }
 
-/// Masks of quotes, backslashes and brackets in 16 bytes.
+/// Masks of quotes, backslashes, opening and closing brackets in 16 bytes.
 #[inline(always)]
-fn masks16_structural(chunk: &[u8; 16]) -> (u32, u32, u32) {
+fn masks16_structural(chunk: &[u8; 16]) -> [u32; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
@@ -308,22 +317,24 @@ fn masks16_structural(chunk: &[u8; 16]) -> (u32, u32, u32) {
             let folded = _mm_and_si128(v, _mm_set1_epi8(!0x20u8 as i8));
             let open = _mm_cmpeq_epi8(folded, _mm_set1_epi8(0x5b));
             let close = _mm_cmpeq_epi8(folded, _mm_set1_epi8(0x5d));
-            (
+            [
                 _mm_movemask_epi8(quote) as u32,
                 _mm_movemask_epi8(backslash) as u32,
-                _mm_movemask_epi8(_mm_or_si128(open, close)) as u32,
-            )
+                _mm_movemask_epi8(open) as u32,
+                _mm_movemask_epi8(close) as u32,
+            ]
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let (mut q, mut b, mut s) = (0, 0, 0);
+        let (mut q, mut b, mut o, mut s) = (0, 0, 0, 0);
         for (k, &c) in chunk.iter().enumerate() {
             q |= ((c == b'"') as u32) << k;
             b |= ((c == b'\\') as u32) << k;
-            s |= (matches!(c, b'[' | b']' | b'{' | b'}') as u32) << k;
+            o |= (matches!(c, b'[' | b'{') as u32) << k;
+            s |= (matches!(c, b']' | b'}') as u32) << k;
         }
-        (q, b, s)
+        [q, b, o, s]
     }
 }
 

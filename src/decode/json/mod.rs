@@ -17,6 +17,7 @@
 //! string, bool from `"true"`/`"false"`/`"1"`/`"0"`, string from a number or bool) apply, and
 //! anything that is not JSON (trailing bytes included) is rejected.
 
+mod counted;
 mod dynamic;
 mod extent;
 mod items;

@@ -46,7 +46,6 @@ impl Level {
     }
 
     /// The instruction set.
-    #[cfg(test)]
     pub(crate) fn isa(self) -> Isa {
         self.0
     }

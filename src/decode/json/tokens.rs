@@ -10,6 +10,7 @@
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 
+use super::counted::container_end_counted;
 use super::extent::{skip_fast, Memo};
 use super::number::number as number_at;
 use super::scan::{self, colon, expected, unexpected};
@@ -110,16 +111,14 @@ pub(crate) fn skip(buf: &[u8], at: usize, scratch: &Bump) -> Result<usize, Decod
     skip_validating(buf, at, &mut stack, depth, MAX_DEPTH).map_err(Pending::into_error)
 }
 
-/// The end of the object whose `{` is at `at`, found without validating it (strings jumped
-/// over, brackets counted, 64 bytes at a time): `None` when `buf` ends first, it nests
-/// deeper than [`MAX_DEPTH`] or a string holds a control byte. For values checked
-/// afterwards (`state/batch.rs`: a worker decodes or skips them, validating).
-pub(crate) fn object_extent(buf: &[u8], at: usize, scratch: &Bump) -> Option<usize> {
-    if buf.get(at) != Some(&b'{') {
-        return None;
+/// The end of the object at `at` found by counting brackets outside strings, with no limit on
+/// the nesting and nothing checked (for a unit read afterwards: a state's resource); `None`
+/// when `buf` ends first or `at` is not a `{`.
+pub(crate) fn object_end_counted(buf: &[u8], at: usize) -> Option<usize> {
+    match buf.get(at) {
+        Some(b'{') => container_end_counted(buf, at),
+        _ => None,
     }
-    let mut memo = Memo::new_in(scratch);
-    skip_fast(buf, at, MAX_DEPTH as usize, MAX_DEPTH, &mut memo).ok()
 }
 
 /// Whether the value at `at` (whitespace allowed before it) ends inside `buf`, found without

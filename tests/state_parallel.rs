@@ -1,0 +1,457 @@
+//! `StateReader::visit_parallel`: the instances, outcomes, summaries and errors of the
+//! one-thread walk, whether the walk hands out whole resources (delimited, read by the
+//! workers) or a large resource's instances, in every read size and with 2 and 3 jobs; and
+//! `tfwire state --jobs`.
+
+mod common;
+
+use common::state::{by_parse, by_reader, doc, line, small, Chunked, PROVIDER};
+use tfwire::state::{ReaderOptions, StateReader};
+use tfwire::DecodeOptions;
+
+/// The batch API gives what the one-thread reader gives, in order, over several batches
+/// (more instances than one batch holds), with errors and no-schema instances among them.
+#[test]
+fn parallel_visit_equals_visit() {
+    let mut text = format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    );
+    for i in 0..40_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        let attrs = match i % 7 {
+            0 => format!(r#"{{"id":"{i}","bad":1}}"#),
+            1 => r#"{"id":null}"#.to_string(),
+            _ => format!(r#"{{"id":"{}","n":{i}.5}}"#, "x".repeat(i % 300)),
+        };
+        text.push_str(&format!(r#"{{"index_key":{i},"attributes":{attrs}}}"#));
+    }
+    text.push_str(&format!(
+        r#"]}},{{"mode":"data","type":"other","name":"b","provider":"{PROVIDER}","instances":[{{"attributes":{{}}}}]}}]}}"#
+    ));
+    let set = doc();
+    let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
+    assert_eq!(one.len(), 40_001);
+    for jobs in [2, 3] {
+        let mut lines = Vec::new();
+        let summary = StateReader::new(text.as_bytes())
+            .visit_parallel(
+                &set,
+                &DecodeOptions::default(),
+                jobs,
+                Vec::new,
+                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                |acc| lines.extend(acc),
+            )
+            .unwrap();
+        assert_eq!(summary.instances, 40_001);
+        assert_eq!(lines, one, "jobs {jobs}");
+    }
+    // A malformed state: the instances before the error are handed out, then the error.
+    let cut = text.replacen(r#"{"index_key":30000,"#, r#"{"index_key":30000,,"#, 1);
+    let mut count = 0;
+    let e = StateReader::new(cut.as_bytes())
+        .visit_parallel(
+            &set,
+            &DecodeOptions::default(),
+            2,
+            || 0,
+            |n, _, _| *n += 1,
+            |n| count += n,
+        )
+        .unwrap_err();
+    assert_eq!(count, 30_000);
+    assert_eq!(
+        (e.path(), e.offset(), e.message()),
+        (
+            ".resources[0].instances[30000]",
+            Some(cut.find(",,").unwrap() + 1),
+            "invalid JSON: expected a string key, found ','"
+        ),
+        "{e}"
+    );
+}
+
+/// A selection and a type filter give the same lines one-shot, in every chunking, from the
+/// parsed state and in parallel: the other type stepped over (not handed out, counted as
+/// skipped, only delimited), each value projected, an unknown attribute outside the
+/// selection stepped over, a selected value that does not decode an error.
+#[test]
+fn selection_and_types_in_every_chunking() {
+    let mut set = doc();
+    set.select(tfwire::schema::Selection::parse(["n"]).unwrap());
+    set.only_types(["null_resource"]);
+    let text = format!(
+        r#"{{"version":4,"resources":[{{"mode":"data","type":"other","name":"b","provider":"{PROVIDER}","instances":[{{"attributes":{{"x":[1,2]}}}}]}},{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":[{{"index_key":0,"attributes":{{"id":"a","n":1.5,"extra":{{"deep":[true]}}}}}},{{"index_key":1,"attributes":{{"id":"b","n":"x"}}}}]}}]}}"#
+    );
+    let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
+    let results: Vec<&str> = one
+        .iter()
+        .map(|l| l.split_once(" ok ").map_or(l.as_str(), |(_, r)| r))
+        .collect();
+    assert_eq!(results.len(), 2, "{one:?}");
+    assert_eq!(results[0], r#"{"n":1.5}"#);
+    assert!(one[1].starts_with("null_resource.a[1] "), "{}", one[1]);
+    assert!(
+        one[1].contains(r#"error at .n (byte 14): "x" is not a valid number"#),
+        "{}",
+        one[1]
+    );
+    for max in [1, 3, 17] {
+        let chunked = Chunked {
+            data: text.as_bytes(),
+            seed: max as u64,
+            max,
+        };
+        assert_eq!(
+            by_reader(&set, chunked, small(5)).unwrap(),
+            one,
+            "chunks of {max}"
+        );
+    }
+    assert_eq!(by_parse(&set, &text).unwrap(), one);
+    let summary = StateReader::new(text.as_bytes())
+        .visit(&set, &DecodeOptions::default(), |_, _| {})
+        .unwrap();
+    assert_eq!((summary.instances, summary.skipped), (2, 1));
+    let mut lines = Vec::new();
+    let summary = StateReader::new(text.as_bytes())
+        .visit_parallel(
+            &set,
+            &DecodeOptions::default(),
+            2,
+            Vec::new,
+            |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+            |acc| lines.extend(acc),
+        )
+        .unwrap();
+    assert_eq!(lines, one);
+    assert_eq!((summary.instances, summary.skipped), (2, 1));
+    // The skipped instance's attributes are delimited (strings and brackets matched), not
+    // checked: a stray comma or a control byte passes, a cut object does not.
+    for odd in ["[1,,2]", "[1,\"\u{1}\"]"] {
+        let odd = text.replacen("[1,2]", odd, 1);
+        assert_eq!(
+            by_reader(&set, odd.as_bytes(), ReaderOptions::default()).unwrap(),
+            one
+        );
+    }
+    let cut = &text[..text.find("[1,2]").unwrap() + 3];
+    let e = by_reader(&set, cut.as_bytes(), ReaderOptions::default()).unwrap_err();
+    assert!(e.contains("unexpected end of input"), "{e}");
+}
+
+/// Malformed attributes the parallel walk only delimits (a worker finds the fault): the same
+/// instances handed out before it and the same error as the one-thread walk, wherever the
+/// fault is (a separator, an escape, a control byte, UTF-8).
+#[test]
+fn parallel_visit_reports_malformed_attributes_as_visit_does() {
+    let mut text = format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    );
+    for i in 0..30_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        let attrs = format!(r#"{{"id":"{}","n":{i}}}"#, "x".repeat(i % 50));
+        text.push_str(&format!(r#"{{"index_key":{i},"attributes":{attrs}}}"#));
+    }
+    text.push_str("]}]}");
+    let set = doc();
+    let marker = r#"{"index_key":20000,"attributes":{"id":""#;
+    let at = text.find(marker).unwrap() + marker.len();
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    for bad in [&b"\\q"[..], b"\x01", b"\xff\xfe", b"\",,\""] {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.splice(at..at, bad.iter().copied());
+        cases.push(bytes);
+    }
+    for bytes in &cases {
+        let mut one = 0;
+        let want = StateReader::new(&bytes[..])
+            .visit(&set, &DecodeOptions::default(), |_, _| one += 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(one, 20_000, "{want}");
+        assert!(
+            want.contains(".resources[0].instances[20000].attributes"),
+            "{want}"
+        );
+        for jobs in [2, 3] {
+            let mut count = 0;
+            let got = StateReader::new(&bytes[..])
+                .visit_parallel(
+                    &set,
+                    &DecodeOptions::default(),
+                    jobs,
+                    || 0,
+                    |n, _, _| *n += 1,
+                    |n| count += n,
+                )
+                .unwrap_err()
+                .to_string();
+            assert_eq!((count, &got), (one, &want), "jobs {jobs}");
+        }
+    }
+}
+
+/// `tfwire state` on a file large enough to have its instances decoded in parallel: the
+/// same bytes with `--jobs 1` and `--jobs 2`, text and NDJSON.
+#[test]
+fn cli_large_file_jobs_agree() {
+    let dir = common::scratch_dir("large");
+    let schemas = dir.join("schemas.json");
+    std::fs::write(
+        &schemas,
+        r#"{"format_version":"1.0","provider_schemas":{"registry.terraform.io/hashicorp/null":
+        {"resource_schemas":{"null_resource":{"version":0,"block":{"attributes":{
+          "id":{"type":"string"},"n":{"type":"number","optional":true}}}}}}}}"#,
+    )
+    .unwrap();
+    let mut text = String::from(r#"{"version":4,"resources":["#);
+    for r in 0..20_000 {
+        if r > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"mode":"managed","type":"null_resource","name":"r{r}","provider":"{PROVIDER}","instances":["#
+        ));
+        for i in 0..3 {
+            let bad = if (r + i) % 11 == 0 { r#","x":1"# } else { "" };
+            text.push_str(&format!(
+                r#"{}{{"index_key":"k{i}","attributes":{{"id":"{}","n":{r}{bad}}}}}"#,
+                if i > 0 { "," } else { "" },
+                "v".repeat(250)
+            ));
+        }
+        text.push_str("]}");
+    }
+    text.push_str("]}");
+    assert!(text.len() > 17 << 20, "{}", text.len());
+    let state = dir.join("large.tfstate");
+    std::fs::write(&state, &text).unwrap();
+    let run = |jobs: &str, format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tfwire"))
+            .args([
+                "state",
+                "--schemas",
+                schemas.to_str().unwrap(),
+                "--format",
+                format,
+            ])
+            .args(["--jobs", jobs, state.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        // (The summary's `seconds=` differs from run to run.)
+        let (summary, seconds) = stderr.split_once(" seconds=").unwrap();
+        let failed = seconds.split_once('\n').unwrap().1;
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            format!("{summary}\n{failed}"),
+        )
+    };
+    for format in ["text", "ndjson"] {
+        let (one, err1) = run("1", format);
+        let (two, err2) = run("2", format);
+        assert_eq!(one.len(), two.len());
+        assert!(one == two, "{format}: --jobs 1 and --jobs 2 differ");
+        assert_eq!(
+            err1,
+            "tfwire: instances=60000 ok=54545 errors=5455 no_schema=0 bytes=16139400\n\
+             tfwire: 5455 of 60000 instances failed to decode\n"
+        );
+        assert_eq!(err1, err2);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A state of many resources in every shape the walk meets (Terraform's key order and
+/// `jq -S`'s, modules, data sources, a type without a schema, deposed objects, escapes, and
+/// one resource too large to be handed on whole at small read sizes), then `n` instances of
+/// null_resource.big.
+fn many_resources(big: usize) -> String {
+    let mut text = String::from(r#"{"version":4,"terraform_version":"1.9.0","resources":["#);
+    for r in 0..600 {
+        if r > 0 {
+            text.push(',');
+        }
+        let count = if r == 300 { big } else { 1 + r % 4 };
+        let mut instances = String::new();
+        for i in 0..count {
+            if i > 0 {
+                instances.push(',');
+            }
+            let key = match (r + i) % 3 {
+                0 => format!("{i}"),
+                1 => format!(r#""k\"{i}""#),
+                _ => "null".to_string(),
+            };
+            let bad = if (r + i) % 17 == 0 {
+                r#","bad":[1]"#
+            } else {
+                ""
+            };
+            let deposed = if i == 1 && r % 9 == 0 {
+                r#","deposed":"d1""#
+            } else {
+                ""
+            };
+            instances.push_str(&format!(
+                r#"{{"index_key":{key}{deposed},"schema_version":0,"attributes":{{"id":"i-{r}-{i} \u00e9\\","n":{i}.5{bad}}},"sensitive_attributes":[],"private":"eyJ\"x\"}}","dependencies":["a.b[\"{{\"]"]}}"#
+            ));
+        }
+        let (mode, ty) = match (r % 13, r % 11) {
+            (0, _) => ("data", "null_resource"),
+            (_, 0) => ("managed", "other"),
+            _ => ("managed", "null_resource"),
+        };
+        let module = if r % 7 == 0 {
+            format!(r#""module":"module.m{r}","#)
+        } else {
+            String::new()
+        };
+        if r % 5 == 0 {
+            text.push_str(&format!(
+                r#"{{"instances":[{instances}],"mode":"{mode}",{module}"name":"r{r}","provider":"{PROVIDER}","type":"{ty}"}}"#
+            ));
+        } else {
+            text.push_str(&format!(
+                r#"{{{module}"mode":"{mode}","type":"{ty}","name":"r{r}","provider":"{PROVIDER}","instances":[{instances}]}}"#
+            ));
+        }
+    }
+    text.push_str(r#"],"check_results":null}"#);
+    text
+}
+
+/// Lines, summary or error of a parallel walk.
+fn parallel(
+    set: &tfwire::state::SchemaSet,
+    text: &[u8],
+    options: ReaderOptions,
+    jobs: usize,
+) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
+    let mut lines = Vec::new();
+    let summary = StateReader::with_options(text, options)
+        .visit_parallel(
+            set,
+            &DecodeOptions::default(),
+            jobs,
+            Vec::new,
+            |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+            |acc| lines.extend(acc),
+        )
+        .map_err(|e| e.to_string());
+    (lines, summary)
+}
+
+/// Lines, summary or error of the one-thread walk.
+fn one_thread(
+    set: &tfwire::state::SchemaSet,
+    text: &[u8],
+) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
+    let mut lines = Vec::new();
+    let summary = StateReader::new(text)
+        .visit(set, &DecodeOptions::default(), |item, o| {
+            lines.push(line(item, o))
+        })
+        .map_err(|e| e.to_string());
+    (lines, summary)
+}
+
+/// Resources handed on whole and read by the workers, and a resource too large for that read
+/// by the walk: the lines and summary of the one-thread walk, at every read size, with 2
+/// and 3 jobs, with and without a type filter.
+#[test]
+fn parallel_walk_hands_on_resources_as_visit_reads_them() {
+    let text = many_resources(2_000);
+    assert!(text.len() > 600_000, "{}", text.len());
+    let mut filtered = doc();
+    filtered.only_types(["null_resource"]);
+    for set in [doc(), filtered] {
+        let (one, summary) = one_thread(&set, text.as_bytes());
+        let summary = summary.unwrap();
+        assert_eq!(summary.resources, 600);
+        assert_eq!(summary.terraform_version.as_deref(), Some("1.9.0"));
+        assert!(one
+            .iter()
+            .any(|l| l.contains("unsupported attribute \"bad\"")));
+        assert!(one.iter().any(|l| l.contains("(deposed d1)")));
+        for read_size in [64, 4096, 1 << 20] {
+            for jobs in [2, 3] {
+                let (lines, got) = parallel(&set, text.as_bytes(), small(read_size), jobs);
+                assert_eq!(lines, one, "read size {read_size}, jobs {jobs}");
+                assert_eq!(
+                    got.as_ref(),
+                    Ok(&summary),
+                    "read size {read_size}, jobs {jobs}"
+                );
+            }
+        }
+    }
+}
+
+/// A malformed resource (a bad mode, a missing comma, a bad `index_key`, invalid UTF-8, a
+/// resource that is not an object, a state cut short) read by a worker: the instances before
+/// it handed out, then the one-thread walk's error, at the same path and offset.
+#[test]
+fn parallel_walk_reports_malformed_resources_as_visit_does() {
+    let text = many_resources(40);
+    let at = |needle: &str| text.find(needle).unwrap();
+    let r401 = at(r#""name":"r401""#);
+    let mut cases: Vec<Vec<u8>> = vec![
+        text.replacen(
+            r#""mode":"managed","type":"null_resource","name":"r401""#,
+            r#""mode":"bogus","type":"null_resource","name":"r401""#,
+            1,
+        )
+        .into_bytes(),
+        text.replacen(
+            r#""name":"r401","provider""#,
+            r#""name":"r401" "provider""#,
+            1,
+        )
+        .into_bytes(),
+        text.replacen(
+            r#"{"index_key":0,"schema_version":0,"attributes":{"id":"i-402-0"#,
+            r#"{"index_key":[0],"schema_version":0,"attributes":{"id":"i-402-0"#,
+            1,
+        )
+        .into_bytes(),
+        text.replacen(
+            r#"{"mode":"managed","type":"null_resource","name":"r402""#,
+            r#"7,{"mode":"managed","type":"null_resource","name":"r402""#,
+            1,
+        )
+        .into_bytes(),
+        text.as_bytes()[..r401 + 300].to_vec(),
+    ];
+    let mut utf8 = text.clone().into_bytes();
+    utf8.splice(r401 + 9..r401 + 9, [0xff, 0xfe]);
+    cases.push(utf8);
+    for (k, bytes) in cases.iter().enumerate() {
+        assert!(
+            bytes[..] != *text.as_bytes(),
+            "case {k} left the state as it was"
+        );
+        let set = doc();
+        let (one, want) = one_thread(&set, bytes);
+        let want = want.unwrap_err();
+        assert!(want.contains(".resources[40"), "case {k}: {want}");
+        assert!(one.len() > 500, "case {k}: {}", one.len());
+        for read_size in [4096, 1 << 20] {
+            for jobs in [2, 3] {
+                let (lines, got) = parallel(&set, bytes, small(read_size), jobs);
+                assert_eq!(
+                    got.as_ref(),
+                    Err(&want),
+                    "case {k}, read size {read_size}, jobs {jobs}"
+                );
+                assert_eq!(lines, one, "case {k}, read size {read_size}, jobs {jobs}");
+            }
+        }
+    }
+}
