@@ -86,33 +86,11 @@ pub fn state_chunks(data: &[u8]) {
     };
     let chunked = read(&set, pieces, 1 + b as usize % 64);
     assert_eq!(chunked, one_shot, "chunked read differs");
-    // The batch API on two threads: the same instances in the same order (those before an
-    // error too), and the same error.
-    let mut lines = Vec::new();
-    let parallel = StateReader::new(text)
-        .visit_parallel(
-            &set,
-            &DecodeOptions::default(),
-            2,
-            Vec::new,
-            |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
-            |acc| lines.extend(acc),
-        )
-        .map(|_| lines.clone())
-        .map_err(|e| e.to_string());
-    match (&parallel, &one_shot) {
-        (Err(e), Err(want)) => {
-            assert_eq!(e, want, "visit_parallel's error differs");
-            let mut before = Vec::new();
-            let _ = StateReader::new(text).visit(&set, &DecodeOptions::default(), |item, o| {
-                before.push(line(item, o))
-            });
-            assert_eq!(
-                lines, before,
-                "visit_parallel's instances before the error differ"
-            );
-        }
-        _ => assert_eq!(parallel, one_shot, "visit_parallel differs"),
+    // The batch API on two threads, with whole resources handed to the workers (the default
+    // reads) and with small reads (larger resources read by the walk itself): the same
+    // instances in the same order (those before an error too), and the same error.
+    for read_size in [1 << 20, 1 + a as usize % 64] {
+        parallel_agrees(&set, text, read_size, &one_shot);
     }
     // Where serde_json's envelope parse reads the file, the reader agrees.
     let Ok(s) = std::str::from_utf8(text) else {
@@ -136,6 +114,43 @@ pub fn state_chunks(data: &[u8]) {
             e.contains("max_unit_bytes") || e.contains(r#""module" after "instances""#),
             "the reader failed where StateFile::parse did not: {e}"
         ),
+    }
+}
+
+/// `visit_parallel` on two threads with reads of `read_size` gives `one_shot`'s instances
+/// (those before an error too) and error.
+fn parallel_agrees(
+    set: &SchemaSet,
+    text: &[u8],
+    read_size: usize,
+    one_shot: &Result<Vec<String>, String>,
+) {
+    let mut lines = Vec::new();
+    let parallel =
+        StateReader::with_options(text, ReaderOptions::default().with_read_size(read_size))
+            .visit_parallel(
+                set,
+                &DecodeOptions::default(),
+                2,
+                Vec::new,
+                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                |acc| lines.extend(acc),
+            )
+            .map(|_| lines.clone())
+            .map_err(|e| e.to_string());
+    match (&parallel, one_shot) {
+        (Err(e), Err(want)) => {
+            assert_eq!(e, want, "visit_parallel's error differs");
+            let mut before = Vec::new();
+            let _ = StateReader::new(text).visit(set, &DecodeOptions::default(), |item, o| {
+                before.push(line(item, o))
+            });
+            assert_eq!(
+                lines, before,
+                "visit_parallel's instances before the error differ"
+            );
+        }
+        _ => assert_eq!(&parallel, one_shot, "visit_parallel differs"),
     }
 }
 
