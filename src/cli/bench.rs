@@ -66,7 +66,7 @@ pub struct BenchArgs {
     /// serde_json, simd_json, sonic_rs; the skips tfwire_skip, serde_json_skip,
     /// sonic_rs_skip; on the aws_instance workload also rmp_serde_typed, serde_json_typed,
     /// sonic_rs_typed and the projections tfwire_project, serde_json_3field,
-    /// sonic_rs_3field).
+    /// sonic_rs_3field, sonic_rs_lazy).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     contenders: Vec<String>,
     /// Rounds per input (the table shows medians).

@@ -2,13 +2,15 @@
 //! program of `aws_instance[*].id`, `aws_instance[*].instance_type` and `aws_instance[*].tags`
 //! (both encodings), and, for JSON, what a Rust author would write for those three fields:
 //! serde_json and sonic-rs into a `#[derive(Deserialize)]` struct of just them, borrowed,
-//! unknown fields skipped.
+//! unknown fields skipped; and sonic-rs's lazy reading (`get` of the list, `to_array_iter`
+//! over it, `get_many` of the three fields of each instance, nothing deserialized).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use bumpalo::Bump;
 use serde::Deserialize;
+use sonic_rs::{JsonValueTrait, PointerTree};
 use tfwire::schema::Selection;
 use tfwire::Program;
 
@@ -61,6 +63,22 @@ pub(super) fn projected(case: &Case) -> Result<Program, String> {
                 three.aws_instance.len()
             ));
         }
+        let lazy = sonic_rs_lazy(&case.input, &lazy_tree())?;
+        let found: usize = three
+            .aws_instance
+            .iter()
+            .map(|i| {
+                usize::from(i.id.is_some())
+                    + usize::from(i.instance_type.is_some())
+                    + usize::from(i.tags.is_some())
+            })
+            .sum();
+        if lazy != (three.aws_instance.len(), found) {
+            return Err(format!(
+                "sonic-rs lazy: {lazy:?} instances and fields, serde_json {:?}",
+                (three.aws_instance.len(), found)
+            ));
+        }
         for (i, peer) in three.aws_instance.iter().enumerate() {
             let mine = instances.and_then(|t| t.index(i));
             let text = |name: &str| {
@@ -92,6 +110,33 @@ pub(super) fn sonic_rs_three(input: &[u8]) -> Result<Three<'_>, String> {
     sonic_rs::from_slice(input).map_err(|e| format!("sonic_rs: {e}"))
 }
 
+/// The three fields of an instance, for `get_many`.
+fn lazy_tree() -> PointerTree {
+    let mut tree = PointerTree::new();
+    for field in ["id", "instance_type", "tags"] {
+        tree.add_path(&[field]);
+    }
+    tree
+}
+
+/// sonic-rs's lazy reading of the three fields: the instances, and the fields present (not
+/// JSON `null`) among them.
+pub(super) fn sonic_rs_lazy(input: &[u8], tree: &PointerTree) -> Result<(usize, usize), String> {
+    let err = |e: sonic_rs::Error| format!("sonic_rs lazy: {e}");
+    let list = sonic_rs::get(input, ["aws_instance"]).map_err(err)?;
+    let (mut instances, mut found) = (0, 0);
+    for item in sonic_rs::to_array_iter(list.as_raw_str()) {
+        let item = item.map_err(err)?;
+        let fields = sonic_rs::get_many(item.as_raw_str(), tree).map_err(err)?;
+        instances += 1;
+        found += fields
+            .iter()
+            .filter(|f| f.as_ref().is_some_and(|v| !v.is_null()))
+            .count();
+    }
+    Ok((instances, found))
+}
+
 /// The projection contenders of `case` (a workload the typed peers decode).
 pub(super) fn contenders<'c>(case: &'c Case, program: &'c Program) -> Vec<Contender<'c>> {
     let input = &case.input[..];
@@ -116,6 +161,15 @@ pub(super) fn contenders<'c>(case: &'c Case, program: &'c Program) -> Vec<Conten
         list.push((
             "sonic_rs_3field",
             Box::new(move || sonic_rs_three(input).map(std::hint::black_box).is_ok()),
+        ));
+        let tree = lazy_tree();
+        list.push((
+            "sonic_rs_lazy",
+            Box::new(move || {
+                sonic_rs_lazy(input, &tree)
+                    .map(std::hint::black_box)
+                    .is_ok()
+            }),
         ));
     }
     list
