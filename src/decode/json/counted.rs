@@ -112,6 +112,10 @@ unsafe fn counted_avx512(buf: &[u8], at: usize) -> Option<usize> {
 }
 
 /// [`Masks64::of`]'s masks with AVX2 (two 32-byte halves).
+///
+/// # Safety
+/// A safe `#[target_feature]` function: callers without the feature enabled must call it in
+/// an `unsafe` block, having made sure that the CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -140,6 +144,10 @@ fn classify_avx2(block: &[u8; 64]) -> Masks64 {
 }
 
 /// [`Masks64::of`]'s masks with AVX-512BW (one compare each).
+///
+/// # Safety
+/// A safe `#[target_feature]` function: callers without the feature enabled must call it in
+/// an `unsafe` block, having made sure that the CPU supports AVX-512BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
 #[inline]
