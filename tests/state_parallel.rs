@@ -33,20 +33,14 @@ fn parallel_visit_equals_visit() {
     let set = doc();
     let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
     assert_eq!(one.len(), 40_001);
-    for jobs in [2, 3] {
-        let mut lines = Vec::new();
-        let summary = StateReader::new(text.as_bytes())
-            .visit_parallel(
-                &set,
-                &DecodeOptions::default(),
-                jobs,
-                Vec::new,
-                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
-                |acc| lines.extend(acc),
-            )
-            .unwrap();
-        assert_eq!(summary.instances, 40_001);
-        assert_eq!(lines, one, "jobs {jobs}");
+    // (Reads of 4 KiB: the large resource read by the walk, its instances handed on one by
+    // one; of 1 MiB: handed on whole.)
+    for read_size in [4096, 1 << 20] {
+        for jobs in [2, 3] {
+            let (lines, summary) = parallel(&set, text.as_bytes(), small(read_size), jobs);
+            assert_eq!(summary.unwrap().instances, 40_001);
+            assert_eq!(lines, one, "read size {read_size}, jobs {jobs}");
+        }
     }
     // A malformed state: the instances before the error are handed out, then the error.
     let cut = text.replacen(r#"{"index_key":30000,"#, r#"{"index_key":30000,,"#, 1);
@@ -71,6 +65,8 @@ fn parallel_visit_equals_visit() {
         ),
         "{e}"
     );
+    let (lines, got) = parallel(&set, cut.as_bytes(), small(4096), 2);
+    assert_eq!((lines.len(), got), (30_000, Err(e.to_string())));
 }
 
 /// A selection and a type filter give the same lines one-shot, in every chunking, from the
@@ -178,20 +174,16 @@ fn parallel_visit_reports_malformed_attributes_as_visit_does() {
             want.contains(".resources[0].instances[20000].attributes"),
             "{want}"
         );
-        for jobs in [2, 3] {
-            let mut count = 0;
-            let got = StateReader::new(&bytes[..])
-                .visit_parallel(
-                    &set,
-                    &DecodeOptions::default(),
-                    jobs,
-                    || 0,
-                    |n, _, _| *n += 1,
-                    |n| count += n,
-                )
-                .unwrap_err()
-                .to_string();
-            assert_eq!((count, &got), (one, &want), "jobs {jobs}");
+        // (Reads of 4 KiB: the attributes only delimited by the walk, checked by a worker.)
+        for read_size in [4096, 1 << 20] {
+            for jobs in [2, 3] {
+                let (lines, got) = parallel(&set, bytes, small(read_size), jobs);
+                assert_eq!(
+                    (lines.len(), got),
+                    (one, Err(want.clone())),
+                    "read size {read_size}, jobs {jobs}"
+                );
+            }
         }
     }
 }
@@ -313,7 +305,7 @@ fn many_resources(big: usize) -> String {
         } else {
             String::new()
         };
-        if r % 5 == 0 {
+        if r % 5 == 0 && r != 300 {
             text.push_str(&format!(
                 r#"{{"instances":[{instances}],"mode":"{mode}",{module}"name":"r{r}","provider":"{PROVIDER}","type":"{ty}"}}"#
             ));
@@ -327,25 +319,34 @@ fn many_resources(big: usize) -> String {
     text
 }
 
-/// Lines, summary or error of a parallel walk.
+/// Lines, summary or error of a parallel walk, on a thread of its own (a walk keeps its
+/// buffer for the thread's next walk: a fresh thread reads with `options`' sizes from the
+/// first byte, so a resource larger than eight reads is read by the walk itself).
 fn parallel(
     set: &tfwire::state::SchemaSet,
     text: &[u8],
     options: ReaderOptions,
     jobs: usize,
 ) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
-    let mut lines = Vec::new();
-    let summary = StateReader::with_options(text, options)
-        .visit_parallel(
-            set,
-            &DecodeOptions::default(),
-            jobs,
-            Vec::new,
-            |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
-            |acc| lines.extend(acc),
-        )
-        .map_err(|e| e.to_string());
-    (lines, summary)
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let mut lines = Vec::new();
+                let summary = StateReader::with_options(text, options)
+                    .visit_parallel(
+                        set,
+                        &DecodeOptions::default(),
+                        jobs,
+                        Vec::new,
+                        |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                        |acc| lines.extend(acc),
+                    )
+                    .map_err(|e| e.to_string());
+                (lines, summary)
+            })
+            .join()
+            .unwrap()
+    })
 }
 
 /// Lines, summary or error of the one-thread walk.
@@ -395,8 +396,9 @@ fn parallel_walk_hands_on_resources_as_visit_reads_them() {
 }
 
 /// A malformed resource (a bad mode, a missing comma, a bad `index_key`, invalid UTF-8, a
-/// resource that is not an object, a state cut short) read by a worker: the instances before
-/// it handed out, then the one-thread walk's error, at the same path and offset.
+/// resource that is not an object, a state cut short, attributes whose brackets balance
+/// early) read by a worker or by the walk: the instances before it handed out, then the
+/// one-thread walk's error, at the same path and offset.
 #[test]
 fn parallel_walk_reports_malformed_resources_as_visit_does() {
     let text = many_resources(40);
@@ -429,6 +431,17 @@ fn parallel_walk_reports_malformed_resources_as_visit_does() {
         .into_bytes(),
         text.as_bytes()[..r401 + 300].to_vec(),
     ];
+    // Attributes whose brackets balance early (`{"x":]`), in the resource too large to be
+    // handed on whole at small reads: the walk, delimiting them, meets a fault after them; the
+    // one-thread walk meets theirs first.
+    cases.push(
+        text.replacen(
+            r#""attributes":{"id":"i-300-5"#,
+            r#""attributes":{"x":]"id":"i-300-5"#,
+            1,
+        )
+        .into_bytes(),
+    );
     let mut utf8 = text.clone().into_bytes();
     utf8.splice(r401 + 9..r401 + 9, [0xff, 0xfe]);
     cases.push(utf8);
@@ -440,9 +453,13 @@ fn parallel_walk_reports_malformed_resources_as_visit_does() {
         let set = doc();
         let (one, want) = one_thread(&set, bytes);
         let want = want.unwrap_err();
-        assert!(want.contains(".resources[40"), "case {k}: {want}");
-        assert!(one.len() > 500, "case {k}: {}", one.len());
-        for read_size in [4096, 1 << 20] {
+        assert!(
+            want.contains(".resources[30") || want.contains(".resources[40"),
+            "case {k}: {want}"
+        );
+        assert!(one.len() > 300, "case {k}: {}", one.len());
+        // (Reads of 64 bytes: every resource read by the walk, its attributes delimited.)
+        for read_size in [64, 4096, 1 << 20] {
             for jobs in [2, 3] {
                 let (lines, got) = parallel(&set, bytes, small(read_size), jobs);
                 assert_eq!(

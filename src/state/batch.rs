@@ -21,7 +21,7 @@ use bumpalo::Bump;
 
 use super::envelope::Raw;
 use super::split::{Counts, Delimited, RawResource, ResourceReader};
-use super::values::Ctx;
+use super::values::{attributes_fault, Ctx};
 use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, StateError};
 use super::{StateReader, Summary};
 use crate::decode::json::tokens;
@@ -273,17 +273,14 @@ fn is_json(bytes: &[u8], scratch: &Bump) -> bool {
 /// the same place, as the checking skip finds it over the same bytes.
 #[cold]
 fn malformed(bytes: &[u8], at: &Unchecked) -> StateError {
-    let scratch = Bump::new();
-    let (byte, message) = match tokens::skip(bytes, 0, &scratch) {
-        Err(e) => (e.byte(), e.message().to_string()),
+    attributes_fault(bytes, at.offset, at.resource, at.instance).unwrap_or_else(|| {
         // (Not reached: a value `is_json` refused, or whose UTF-8 failed, fails the skip.)
-        Ok(end) => (end, "not one JSON value".to_string()),
-    };
-    StateError::at(
-        Ctx::Attributes(at.resource, at.instance),
-        Some(at.offset.saturating_add(byte as u64)),
-        format_args!("invalid JSON: {message}"),
-    )
+        StateError::at(
+            Ctx::Attributes(at.resource, at.instance),
+            Some(at.offset),
+            "invalid JSON: not one JSON value",
+        )
+    })
 }
 
 /// A run of a batch for a worker: its sequence number (file order), the batch, the run.

@@ -14,7 +14,7 @@ use bumpalo::Bump;
 
 use super::providers::ProviderCache;
 use super::schemas::Prefix;
-use super::values::{attributes_text, err, Ctx};
+use super::values::{attributes_fault, attributes_text, err, Ctx};
 use super::{
     Attributes, Instance, InstanceRef, Mode, Outcome, Resource, SchemaSet, StateError, Summary,
 };
@@ -465,93 +465,108 @@ impl<'u> Unit<'u> {
         let mut flat = false;
         let mut j = i.wrapping_add(1);
         let mut first = true;
-        let end = loop {
-            let at = tokens::ws(self.buf, j);
-            let Some(&c) = self.buf.get(at) else {
-                return Err(self.eof(at));
-            };
-            let Some(at) = self.separator(at, c, first, b'}')? else {
-                break at.wrapping_add(1);
-            };
-            first = false;
-            let (k, v) = self.key(at)?;
-            j = match k {
-                "index_key" => {
-                    let (key, end) = self.index_key(v, ctx)?;
-                    instance.index_key = key;
-                    end
-                }
-                "deposed" => {
-                    let (d, end) = self.opt_string(v, ctx, k)?;
-                    instance.deposed = d.filter(|d| !d.is_empty()).map(str::to_string);
-                    end
-                }
-                "schema_version" => {
-                    let (n, end) = self.opt_number(v, ctx, k)?;
-                    let n = n.map(|n| n.parse::<u64>());
-                    instance.schema_version = match n {
-                        None => 0,
-                        Some(Ok(n)) => n,
-                        Some(Err(_)) => {
-                            let msg = "schema_version: expected an unsigned integer";
-                            return Err(self.fail(ctx, v, msg));
-                        }
-                    };
-                    end
-                }
-                "attributes" if delimit && self.buf.get(v) == Some(&b'{') => {
-                    let end = self.delimit_attributes(v, walk, ctx)?;
-                    raw = Some(Raw {
-                        bytes: self.buf.get(v..end).unwrap_or_default(),
-                        offset: self.base.saturating_add(v as u64),
-                        resource: walk.resource_index,
-                        instance: walk.instance_index,
-                    });
-                    outcome = Some(Outcome::NoSchema);
-                    end
-                }
-                "attributes" if !decode => {
-                    let end = self.skip_attributes(v, walk, ctx)?;
-                    let text = self.buf.get(v..end).unwrap_or_default();
-                    // SAFETY: `skip` validated `v..end` as one JSON value, UTF-8 included (or
-                    // the range is empty).
-                    instance.attributes = Attributes::Json(unsafe { attributes_text(text) });
-                    outcome = Some(Outcome::NoSchema);
-                    end
-                }
-                "attributes" => {
-                    self.at
-                        .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
-                    let attrs = self.buf.get(v..).unwrap_or_default();
-                    let got = self.set.decode_prefix(
-                        resource,
-                        attrs,
-                        bump,
-                        self.options,
-                        self.more,
-                        self.scratch,
-                    );
-                    match got {
-                        Prefix::Done(o, len) => {
-                            self.at.set(ctx);
-                            let text = attrs.get(..len).unwrap_or_default();
-                            // SAFETY: the decode read these `len` bytes as one JSON value,
-                            // every string checked as UTF-8 (or the range is empty).
-                            instance.attributes =
-                                Attributes::Json(unsafe { attributes_text(text) });
-                            outcome = Some(o);
-                            v.wrapping_add(len)
-                        }
-                        Prefix::Incomplete => return Err(Stop::More),
-                        Prefix::Invalid(e) => return Err(self.json_error(v, &e)),
+        // The instance's keys and values; the position after its `}`.
+        let mut keys = || -> Result<usize, Stop> {
+            loop {
+                let at = tokens::ws(self.buf, j);
+                let Some(&c) = self.buf.get(at) else {
+                    return Err(self.eof(at));
+                };
+                let Some(at) = self.separator(at, c, first, b'}')? else {
+                    return Ok(at.wrapping_add(1));
+                };
+                first = false;
+                let (k, v) = self.key(at)?;
+                j = match k {
+                    "index_key" => {
+                        let (key, end) = self.index_key(v, ctx)?;
+                        instance.index_key = key;
+                        end
                     }
-                }
-                "attributes_flat" => {
-                    flat = true;
-                    self.skip(v)?
-                }
-                _ => self.skip(v)?,
-            };
+                    "deposed" => {
+                        let (d, end) = self.opt_string(v, ctx, k)?;
+                        instance.deposed = d.filter(|d| !d.is_empty()).map(str::to_string);
+                        end
+                    }
+                    "schema_version" => {
+                        let (n, end) = self.opt_number(v, ctx, k)?;
+                        let n = n.map(|n| n.parse::<u64>());
+                        instance.schema_version = match n {
+                            None => 0,
+                            Some(Ok(n)) => n,
+                            Some(Err(_)) => {
+                                let msg = "schema_version: expected an unsigned integer";
+                                return Err(self.fail(ctx, v, msg));
+                            }
+                        };
+                        end
+                    }
+                    "attributes" if delimit && self.buf.get(v) == Some(&b'{') => {
+                        let end = self.delimit_attributes(v, walk, ctx)?;
+                        raw = Some(Raw {
+                            bytes: self.buf.get(v..end).unwrap_or_default(),
+                            offset: self.base.saturating_add(v as u64),
+                            resource: walk.resource_index,
+                            instance: walk.instance_index,
+                        });
+                        outcome = Some(Outcome::NoSchema);
+                        end
+                    }
+                    "attributes" if !decode => {
+                        let end = self.skip_attributes(v, walk, ctx)?;
+                        let text = self.buf.get(v..end).unwrap_or_default();
+                        // SAFETY: `skip` validated `v..end` as one JSON value, UTF-8 included (or
+                        // the range is empty).
+                        instance.attributes = Attributes::Json(unsafe { attributes_text(text) });
+                        outcome = Some(Outcome::NoSchema);
+                        end
+                    }
+                    "attributes" => {
+                        self.at
+                            .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
+                        let attrs = self.buf.get(v..).unwrap_or_default();
+                        let got = self.set.decode_prefix(
+                            resource,
+                            attrs,
+                            bump,
+                            self.options,
+                            self.more,
+                            self.scratch,
+                        );
+                        match got {
+                            Prefix::Done(o, len) => {
+                                self.at.set(ctx);
+                                let text = attrs.get(..len).unwrap_or_default();
+                                // SAFETY: the decode read these `len` bytes as one JSON value,
+                                // every string checked as UTF-8 (or the range is empty).
+                                instance.attributes =
+                                    Attributes::Json(unsafe { attributes_text(text) });
+                                outcome = Some(o);
+                                v.wrapping_add(len)
+                            }
+                            Prefix::Incomplete => return Err(Stop::More),
+                            Prefix::Invalid(e) => return Err(self.json_error(v, &e)),
+                        }
+                    }
+                    "attributes_flat" => {
+                        flat = true;
+                        self.skip(v)?
+                    }
+                    _ => self.skip(v)?,
+                };
+            }
+        };
+        let end = match keys() {
+            Ok(end) => end,
+            // Attributes only delimited, before the fault: when they are not JSON, theirs is
+            // the fault the one-thread walk meets first (it reads them where they are).
+            Err(Stop::Fail(e)) => {
+                let first = raw
+                    .as_ref()
+                    .and_then(|r| attributes_fault(r.bytes, r.offset, r.resource, r.instance));
+                return Err(Stop::Fail(first.unwrap_or(e)));
+            }
+            Err(stop) => return Err(stop),
         };
         let outcome = match (outcome, flat) {
             (Some(o), _) => o,

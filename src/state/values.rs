@@ -203,6 +203,30 @@ impl std::fmt::Display for Ctx {
     }
 }
 
+/// The error of an attributes object the walk only delimited (`bytes`, at `offset` in the
+/// file, of instance `instance` of resource `resource`), as the checking skip finds it over
+/// the same bytes — where the one-thread walk's decode of them fails; `None` when they are
+/// one JSON value.
+#[cold]
+pub(super) fn attributes_fault(
+    bytes: &[u8],
+    offset: u64,
+    resource: u64,
+    instance: u64,
+) -> Option<StateError> {
+    let scratch = bumpalo::Bump::new();
+    let (byte, message) = match tokens::skip(bytes, 0, &scratch) {
+        Err(e) => (e.byte(), e.message().to_string()),
+        Ok(end) if end == bytes.len() => return None,
+        Ok(end) => (end, "not one JSON value".to_string()),
+    };
+    Some(StateError::at(
+        Ctx::Attributes(resource, instance),
+        Some(offset.saturating_add(byte as u64)),
+        format_args!("invalid JSON: {message}"),
+    ))
+}
+
 pub(super) fn err(ctx: Ctx, msg: impl std::fmt::Display) -> StateError {
     StateError::at(ctx, None, msg)
 }

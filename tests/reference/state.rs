@@ -125,19 +125,29 @@ fn parallel_agrees(
     read_size: usize,
     one_shot: &Result<Vec<String>, String>,
 ) {
-    let mut lines = Vec::new();
-    let parallel =
-        StateReader::with_options(text, ReaderOptions::default().with_read_size(read_size))
-            .visit_parallel(
-                set,
-                &DecodeOptions::default(),
-                2,
-                Vec::new,
-                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
-                |acc| lines.extend(acc),
-            )
-            .map(|_| lines.clone())
-            .map_err(|e| e.to_string());
+    // On a thread of its own: a walk keeps its buffer for the thread's next walk, and a
+    // fresh one reads `read_size` bytes at a time from the first byte.
+    let (lines, parallel) = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let mut lines = Vec::new();
+                let options = ReaderOptions::default().with_read_size(read_size);
+                let parallel = StateReader::with_options(text, options)
+                    .visit_parallel(
+                        set,
+                        &DecodeOptions::default(),
+                        2,
+                        Vec::new,
+                        |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                        |acc| lines.extend(acc),
+                    )
+                    .map(|_| lines.clone())
+                    .map_err(|e| e.to_string());
+                (lines, parallel)
+            })
+            .join()
+            .expect("visit_parallel panicked")
+    });
     match (&parallel, one_shot) {
         (Err(e), Err(want)) => {
             assert_eq!(e, want, "visit_parallel's error differs");
