@@ -397,7 +397,7 @@ fn parallel_walk_hands_on_resources_as_visit_reads_them() {
 
 /// A malformed resource (a bad mode, a missing comma, a bad `index_key`, invalid UTF-8, a
 /// resource that is not an object, a state cut short, attributes whose brackets balance
-/// early) read by a worker or by the walk: the instances before it handed out, then the
+/// early, attributes twice and the first not UTF-8) read by a worker or by the walk: the instances before it handed out, then the
 /// one-thread walk's error, at the same path and offset.
 #[test]
 fn parallel_walk_reports_malformed_resources_as_visit_does() {
@@ -442,6 +442,18 @@ fn parallel_walk_reports_malformed_resources_as_visit_does() {
         )
         .into_bytes(),
     );
+    // `attributes` twice, the first not UTF-8: the one-thread walk fails on the first; the
+    // walk, delimiting both, keeps the last unless it checks the first.
+    let mut twice = text
+        .replacen(
+            r#""attributes":{"id":"i-300-5"#,
+            r#""attributes":{"id":"BAD"},"attributes":{"id":"i-300-5"#,
+            1,
+        )
+        .into_bytes();
+    let bad = twice.windows(3).position(|w| w == b"BAD").unwrap();
+    twice.splice(bad..bad + 3, [0xff, 0xfe]);
+    cases.push(twice);
     let mut utf8 = text.clone().into_bytes();
     utf8.splice(r401 + 9..r401 + 9, [0xff, 0xfe]);
     cases.push(utf8);

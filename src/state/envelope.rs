@@ -65,6 +65,9 @@ pub(super) struct Walk {
     pub(super) decode: bool,
     /// The addresses of the provider references seen so far.
     pub(super) providers: ProviderCache,
+    /// The set wants the instances of the resource being read ([`SchemaSet::wants`], asked
+    /// once a resource).
+    pub(super) wanted: bool,
 }
 
 /// One attempt at one unit, over the bytes read so far.
@@ -312,6 +315,7 @@ impl<'u> Unit<'u> {
             };
             let Some(at) = self.separator(at, c, first, b'}')? else {
                 self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
+                walk.wanted = self.set.wants(&walk.resource.type_name);
                 if let Some(list) = instances_at {
                     self.instances_in_place(list, walk, bump, f)?;
                 }
@@ -338,6 +342,7 @@ impl<'u> Unit<'u> {
                     }
                     if keys.complete() && instances_at.is_none() {
                         self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
+                        walk.wanted = self.set.wants(&walk.resource.type_name);
                         walk.phase = Phase::Instances { first: true };
                         return Ok(v.wrapping_add(1));
                     }
@@ -437,7 +442,7 @@ impl<'u> Unit<'u> {
         }
         bump.reset();
         let resource = &walk.resource;
-        let wanted = self.set.wants(&resource.type_name);
+        let wanted = walk.wanted;
         if !wanted {
             // An instance of a type the set does not want is stepped over: delimited (its
             // brackets counted outside strings), not checked.
@@ -454,7 +459,7 @@ impl<'u> Unit<'u> {
         // In a parallel walk, a wanted instance's attributes object is only delimited here;
         // the worker that decodes it checks it (`batch.rs`).
         let delimit = !walk.decode && wanted;
-        let mut raw = None;
+        let mut raw: Option<Raw<'_>> = None;
         let mut instance = Instance {
             index_key: None,
             deposed: None,
@@ -477,6 +482,16 @@ impl<'u> Unit<'u> {
                 };
                 first = false;
                 let (k, v) = self.key(at)?;
+                if k == "attributes" {
+                    if let Some(r) = raw.take() {
+                        // A repeated `attributes`: the one-thread walk read the first where it
+                        // lies, so a first that is not JSON is the fault (else the last wins).
+                        let fault = attributes_fault(r.bytes, r.offset, r.resource, r.instance);
+                        if let Some(fault) = fault {
+                            return Err(Stop::Fail(fault));
+                        }
+                    }
+                }
                 j = match k {
                     "index_key" => {
                         let (key, end) = self.index_key(v, ctx)?;

@@ -197,6 +197,7 @@ impl<R: Read> StateReader<R> {
             resources_seen: false,
             summary: Summary::default(),
             providers: Default::default(),
+            wanted: true,
         };
         // The buffer and arenas of the last walk on this thread, reused: a worker that reads
         // thousands of files pays for its pages once, not per file.

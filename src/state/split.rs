@@ -150,6 +150,7 @@ impl ResourceReader {
                 summary: Summary::default(),
                 decode: true,
                 providers: Default::default(),
+                wanted: true,
             },
             scratch: Bump::new(),
         }
