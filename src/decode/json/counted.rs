@@ -50,20 +50,27 @@ macro_rules! counted_blocks {
                     .wrapping_add(u64::from(opens.count_ones()))
                     .wrapping_sub(closing);
             } else {
-                let mut brackets = opens | closes;
-                while brackets != 0 {
-                    let k = brackets.trailing_zeros();
-                    if opens >> k & 1 == 1 {
-                        open = open.wrapping_add(1);
-                    } else {
-                        open = open.wrapping_sub(1);
-                        if open == 0 {
-                            return Some(i.wrapping_add(k as usize).wrapping_add(1));
-                        }
+                // The depth after each closing bracket, in order: the containers open before
+                // the block, plus the opening brackets before it, minus the closing ones up
+                // to it. (No branch on the kind of each bracket.)
+                let mut rest = closes;
+                let mut closed: u64 = 0;
+                while rest != 0 {
+                    let k = rest.trailing_zeros();
+                    let below = (1u64 << k).wrapping_sub(1);
+                    closed = closed.wrapping_add(1);
+                    let depth = open
+                        .wrapping_add(u64::from((opens & below).count_ones()))
+                        .wrapping_sub(closed);
+                    if depth == 0 {
+                        return Some(i.wrapping_add(k as usize).wrapping_add(1));
                     }
-                    // Clears the lowest set bit (`brackets != 0`).
-                    brackets &= brackets.wrapping_sub(1);
+                    // Clears the lowest set bit (`rest != 0`).
+                    rest &= rest.wrapping_sub(1);
                 }
+                open = open
+                    .wrapping_add(u64::from(opens.count_ones()))
+                    .wrapping_sub(closing);
             }
             i = i.wrapping_add(64);
         }
