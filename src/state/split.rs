@@ -1,12 +1,16 @@
 //! A state split at its resources, for [`StateReader::visit_parallel`](super::StateReader::visit_parallel)
-//! (`batch.rs`): the walk only delimits each resource object of `resources` (the 64-byte
-//! structural scan of `decode::json::extent`, strings and brackets matched, nothing checked)
-//! and hands its bytes on; a worker then reads the resource with the envelope's own units
-//! (`envelope.rs`), checking and decoding everything as a walk with `--jobs 1` does, at the
-//! same file offsets and resource indexes, so its instances and its errors are that walk's.
+//! (`batch.rs`): the walk only delimits each resource object of `resources` (its brackets
+//! counted outside strings, 64 bytes at a time, by `decode/json/counted.rs`; nothing checked)
+//! and hands on the read buffer that holds the resources ([`Delimited`]); a worker then reads
+//! each resource with the envelope's own units (`envelope.rs`, [`ResourceReader`]), checking
+//! and decoding everything as a walk with `--jobs 1` does, at the same file offsets and
+//! resource indexes, so its instances and its errors are that walk's.
 //!
-//! A resource larger than [`split_max`] is read by the walk itself (its instances handed to
-//! the workers one by one): memory stays bounded by a few batches and `max_unit_bytes`.
+//! A resource that does not fit in [`split_max`] bytes of the buffer is read by the walk
+//! itself, its instances handed to the workers one by one with their attributes only
+//! delimited (a worker checks them; the walk checks them itself when the instance fails after
+//! them or names `attributes` again): memory stays bounded by a few batches and
+//! `max_unit_bytes`.
 
 use std::cell::Cell;
 use std::ops::Range;
@@ -49,7 +53,8 @@ pub(super) struct Delimited<'a> {
 }
 
 impl<'a> Delimited<'a> {
-    /// The reader's buffer `buf` (ending at `end`), of which it still needs `keep`.
+    /// The reader's buffer `buf`, of which it still needs `keep`, with the resources
+    /// delimited in it (`base`: the file offset of `buf[0]`).
     pub(super) fn new(
         buf: &'a mut Vec<u8>,
         keep: Range<usize>,
