@@ -1,14 +1,14 @@
 //! [`StateReader::visit_parallel`]: one state's instances decoded on several threads. The
-//! reader walks the state on the calling thread and only delimits each resource
-//! (`split.rs`: the structural scan, nothing checked), copying resources into batches of
-//! about 1 MiB; a resource too large for that is read by the walk, which delimits its
+//! reader walks the state on the calling thread and only delimits each resource (`split.rs`:
+//! brackets counted, nothing checked), handing on the read buffer that holds them as a batch
+//! (about 1 MiB); a resource too large for that is read by the walk, which delimits its
 //! instances' attributes and copies the instances into batches instead. Each batch is split
-//! into one run per worker (by bytes for resources, by count for instances); `jobs - 1` scoped
-//! threads read and decode the runs (one arena per worker) while the walk fills the next
-//! batch, and the calling thread, once it has read two batches ahead, takes queued runs too
-//! (as many busy threads as jobs: measured 1.58× → 1.87× for `--jobs 2` over `--jobs 1`
-//! against a third thread); the accumulators are handed to the caller's sink in file order. Memory: the
-//! batch being filled, those with the workers and their results, not the file.
+//! into one run per worker (by bytes for resources, by count for instances); `jobs - 1`
+//! scoped threads read and decode the runs (one arena per worker) while the walk fills the
+//! next batch, and the calling thread, once it has read two batches ahead, takes queued runs
+//! too (as many busy threads as jobs: `--jobs 2` over `--jobs 1` measured 1.87× against 1.58×
+//! with a third thread); the accumulators are handed to the caller's sink in file order.
+//! Memory: the batch being filled, those with the workers and their results, not the file.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
