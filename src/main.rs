@@ -20,7 +20,7 @@ use std::process::ExitCode;
 /// heaps spare the workers glibc's arena growth (an `mprotect` per step, under the process's
 /// memory-map lock) when they load schemas and decode states in parallel: loading the
 /// corpus's 39 schema documents went from 0.05 s and 11,000 page faults to 0.02 s
-/// (`perf/optimizations.md`, J5).
+/// (`perf/optimizations.md`, F10).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -64,7 +64,7 @@ fn restore_sigpipe() {}
 /// No transparent huge pages for this process (as under glibc's allocator): mimalloc asks for
 /// them, and the kernel then zeroes and compacts 2 MiB at a time, which measured as 0.1 to
 /// 0.3 s of system time in one run in five of `tfwire state --jobs 2` on a 330 MB state
-/// (`perf/optimizations.md`, J6). Failure (an old kernel) changes nothing else.
+/// (`perf/optimizations.md`, F11). Failure (an old kernel) changes nothing else.
 #[cfg(target_os = "linux")]
 fn no_huge_pages() {
     // SAFETY: `prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)` only sets a flag of this process's
