@@ -23,10 +23,9 @@ use bumpalo::Bump;
 
 use super::envelope::Raw;
 use super::split::{Counts, Delimited, RawResource, ResourceReader};
-use super::values::{attributes_fault, Ctx};
+use super::values::attributes_fault;
 use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, StateError};
 use super::{StateReader, Summary};
-use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
 
 /// A batch is handed to the workers once its attribute bytes reach this size…
@@ -190,8 +189,9 @@ impl Batch {
                 .unwrap_or_default();
             let text = match simdutf8::basic::from_utf8(bytes) {
                 Ok(text) => text,
-                Err(_) => match unchecked {
-                    Some(u) => return (acc, Some(malformed(bytes, u)), Counts::default()),
+                // (Bytes that are not UTF-8 fail the checking skip.)
+                Err(_) => match unchecked.and_then(|u| u.fault(bytes, bump)) {
+                    Some(fault) => return (acc, Some(fault), Counts::default()),
                     None => "",
                 },
             };
@@ -206,9 +206,9 @@ impl Batch {
             // A decode that succeeded read the whole object as JSON; any other outcome may
             // have stopped before a fault.
             if let (Some(u), false) = (unchecked, matches!(outcome, Outcome::Ok(..))) {
-                if !is_json(bytes, bump) {
+                if let Some(fault) = u.fault(bytes, bump) {
                     drop(outcome);
-                    return (acc, Some(malformed(bytes, u)), Counts::default());
+                    return (acc, Some(fault), Counts::default());
                 }
             }
             (ctx.fold)(&mut acc, item, &outcome);
@@ -266,23 +266,12 @@ struct Worker {
     reader: ResourceReader,
 }
 
-/// Whether `bytes` are exactly one JSON value (the checking skip, as the walk runs it).
-fn is_json(bytes: &[u8], scratch: &Bump) -> bool {
-    tokens::skip(bytes, 0, scratch).is_ok_and(|end| end == bytes.len())
-}
-
-/// The error of delimited attributes that are not JSON: the walk's (`Unit::json_error`), at
-/// the same place, as the checking skip finds it over the same bytes.
-#[cold]
-fn malformed(bytes: &[u8], at: &Unchecked) -> StateError {
-    attributes_fault(bytes, at.offset, at.resource, at.instance).unwrap_or_else(|| {
-        // (Not reached: a value `is_json` refused, or whose UTF-8 failed, fails the skip.)
-        StateError::at(
-            Ctx::Attributes(at.resource, at.instance),
-            Some(at.offset),
-            "invalid JSON: not one JSON value",
-        )
-    })
+impl Unchecked {
+    /// The error of these attributes (`bytes`) when they are not one JSON value: the walk's
+    /// (`Unit::json_error`), at the same place, as the checking skip finds it.
+    fn fault(&self, bytes: &[u8], scratch: &Bump) -> Option<StateError> {
+        attributes_fault(bytes, self.offset, self.resource, self.instance, scratch)
+    }
 }
 
 /// A run of a batch for a worker: its sequence number (file order), the batch, the run.

@@ -93,6 +93,21 @@ pub(super) struct Raw<'b> {
     pub(super) instance: u64,
 }
 
+impl Raw<'_> {
+    /// The error of these attributes when they are not one JSON value (see
+    /// [`attributes_fault`]).
+    #[cold]
+    fn fault(&self, scratch: &Bump) -> Option<StateError> {
+        attributes_fault(
+            self.bytes,
+            self.offset,
+            self.resource,
+            self.instance,
+            scratch,
+        )
+    }
+}
+
 /// A resource's keys other than `instances`, as read.
 #[derive(Default)]
 struct ResourceKeys<'u> {
@@ -486,7 +501,7 @@ impl<'u> Unit<'u> {
                     if let Some(r) = raw.take() {
                         // A repeated `attributes`: the one-thread walk read the first where it
                         // lies, so a first that is not JSON is the fault (else the last wins).
-                        let fault = attributes_fault(r.bytes, r.offset, r.resource, r.instance);
+                        let fault = r.fault(self.scratch);
                         if let Some(fault) = fault {
                             return Err(Stop::Fail(fault));
                         }
@@ -576,9 +591,7 @@ impl<'u> Unit<'u> {
             // Attributes only delimited, before the fault: when they are not JSON, theirs is
             // the fault the one-thread walk meets first (it reads them where they are).
             Err(Stop::Fail(e)) => {
-                let first = raw
-                    .as_ref()
-                    .and_then(|r| attributes_fault(r.bytes, r.offset, r.resource, r.instance));
+                let first = raw.as_ref().and_then(|r| r.fault(self.scratch));
                 return Err(Stop::Fail(first.unwrap_or(e)));
             }
             Err(stop) => return Err(stop),

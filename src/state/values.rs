@@ -205,17 +205,16 @@ impl std::fmt::Display for Ctx {
 
 /// The error of an attributes object the walk only delimited (`bytes`, at `offset` in the
 /// file, of instance `instance` of resource `resource`), as the checking skip finds it over
-/// the same bytes — where the one-thread walk's decode of them fails; `None` when they are
-/// one JSON value.
-#[cold]
+/// the same bytes (its stack in `scratch`) — where the one-thread walk's decode of them
+/// fails; `None` when they are one JSON value.
 pub(super) fn attributes_fault(
     bytes: &[u8],
     offset: u64,
     resource: u64,
     instance: u64,
+    scratch: &bumpalo::Bump,
 ) -> Option<StateError> {
-    let scratch = bumpalo::Bump::new();
-    let (byte, message) = match tokens::skip(bytes, 0, &scratch) {
+    let (byte, message) = match tokens::skip(bytes, 0, scratch) {
         Err(e) => (e.byte(), e.message().to_string()),
         Ok(end) if end == bytes.len() => return None,
         Ok(end) => (end, "not one JSON value".to_string()),
