@@ -244,16 +244,9 @@ impl<R: Read> StateReader<R> {
         let split_max = split_max(&self.options);
         while walk.phase != Phase::Done {
             if let (Some(split), Phase::Resources { .. }) = (split.as_mut(), walk.phase) {
-                let unit = Unit {
-                    buf: self.buf.get(..self.end).unwrap_or_default(),
-                    base: self.base,
-                    more: !self.eof,
-                    set,
-                    options,
-                    scratch,
-                    at: Cell::new(Ctx::Resources),
-                };
-                let next = unit.delimit_resource(self.start, walk, split_max);
+                let next = self
+                    .unit(set, options, scratch)
+                    .delimit_resource(self.start, walk, split_max);
                 scratch.reset();
                 match next {
                     Ok(Some(range)) => {
@@ -276,17 +269,10 @@ impl<R: Read> StateReader<R> {
                     }
                 }
             }
-            let unit = Unit {
-                buf: self.buf.get(..self.end).unwrap_or_default(),
-                base: self.base,
-                more: !self.eof,
-                set,
-                options,
-                scratch,
-                at: Cell::new(Ctx::State),
-            };
             let phase = walk.phase;
-            let result = unit.step(self.start, walk, bump, f);
+            let result = self
+                .unit(set, options, scratch)
+                .step(self.start, walk, bump, f);
             if result.is_err() {
                 // The unit is read again from its start.
                 walk.phase = phase;
@@ -299,6 +285,24 @@ impl<R: Read> StateReader<R> {
             }
         }
         Ok(())
+    }
+
+    /// A unit over the bytes read so far.
+    fn unit<'u>(
+        &'u self,
+        set: &'u SchemaSet,
+        options: &'u DecodeOptions,
+        scratch: &'u Bump,
+    ) -> Unit<'u> {
+        Unit {
+            buf: self.buf.get(..self.end).unwrap_or_default(),
+            base: self.base,
+            more: !self.eof,
+            set,
+            options,
+            scratch,
+            at: Cell::new(Ctx::State),
+        }
     }
 
     /// Hands the resources `delimited` in the buffer on to `split` with the buffer; the
