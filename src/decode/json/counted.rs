@@ -174,39 +174,16 @@ fn classify_avx512(block: &[u8; 64]) -> Masks64 {
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
+    use super::super::extent::byte_walk_end;
     use super::*;
 
     /// The counted container end against a byte-by-byte walk (memchr style) on random
     /// bracket-, quote- and backslash-heavy input of random lengths, at every level.
     #[test]
     fn counted_ends_match_a_byte_walk() {
-        let naive = |b: &[u8]| -> Option<usize> {
-            if !matches!(b.first(), Some(b'[' | b'{')) {
-                return None;
-            }
-            let (mut open, mut st) = (0usize, StringState::default());
-            for (i, &c) in b.iter().enumerate() {
-                if !st.step(c) && matches!(c, b'[' | b']' | b'{' | b'}') {
-                    if matches!(c, b'[' | b'{') {
-                        open += 1;
-                    } else {
-                        open -= 1;
-                        if open == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                }
-            }
-            None
-        };
         let alphabet = *br#"[]{}\"aaa ,:"#;
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = || crate::test_rng::next(&mut rng);
         for _ in 0..crate::test_rng::rounds(3_000, 30) {
             let len = (next() % 400) as usize;
             let opens = next() % 4;
@@ -223,7 +200,7 @@ mod tests {
             for level in Level::all_available() {
                 assert_eq!(
                     container_end_counted_at(level, &b, 0),
-                    naive(&b),
+                    byte_walk_end(&b),
                     "{level:?} {:?}",
                     String::from_utf8_lossy(&b)
                 );

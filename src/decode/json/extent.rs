@@ -257,6 +257,26 @@ impl StringState {
     }
 }
 
+/// The naive oracle of the block scans: the end of the container at `b[0]`, walking byte by
+/// byte (brackets outside strings counted, whatever their kind); `None` when `b` ends first.
+#[cfg(test)]
+pub(super) fn byte_walk_end(b: &[u8]) -> Option<usize> {
+    let (mut open, mut st) = (0usize, StringState::default());
+    for (i, &c) in b.iter().enumerate() {
+        if !st.step(c) && matches!(c, b'[' | b']' | b'{' | b'}') {
+            if matches!(c, b'[' | b'{') {
+                open = open.wrapping_add(1);
+            } else {
+                open = open.wrapping_sub(1);
+                if open == 0 {
+                    return Some(i.wrapping_add(1));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Bit `k` set when byte `k` is a quote / a backslash / an opening / a closing bracket.
 pub(super) struct Masks64 {
     pub(super) quote: u64,
@@ -430,22 +450,6 @@ mod tests {
         }
         // Malformed input with backslashes and quotes outside strings: the same extent at
         // every alignment as a byte-by-byte walk.
-        let walk_end = |b: &[u8]| -> Option<usize> {
-            let (mut open, mut st) = (0usize, StringState::default());
-            for (i, &c) in b.iter().enumerate() {
-                if !st.step(c) && matches!(c, b'[' | b']' | b'{' | b'}') {
-                    if matches!(c, b'[' | b'{') {
-                        open += 1;
-                    } else {
-                        open -= 1;
-                        if open == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                }
-            }
-            None
-        };
         for pad in (0..70).step_by(crate::test_rng::rounds(1, 11)) {
             for bad in [r#"\"]"#, r#"]\\"["#, r#"\\\"{"#, r#""\"]\"#, r#"\["#] {
                 let text = format!(
@@ -455,7 +459,7 @@ mod tests {
                 );
                 let b = text.as_bytes();
                 let got = skip_fast(b, 0, 64, 64, &mut fresh_memo(&bump)).ok();
-                assert_eq!(got, walk_end(b), "{text}");
+                assert_eq!(got, byte_walk_end(b), "{text}");
             }
         }
         let deep = "[".repeat(11);
