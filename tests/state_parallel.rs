@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::state::{by_parse, by_reader, doc, line, small, Chunked, PROVIDER};
+use common::state::{by_parse, by_reader, doc, line, one_resource, small, Chunked, PROVIDER};
 use tfwire::state::{ReaderOptions, StateReader};
 use tfwire::DecodeOptions;
 
@@ -13,23 +13,15 @@ use tfwire::DecodeOptions;
 /// (more instances than one batch holds), with errors and no-schema instances among them.
 #[test]
 fn parallel_visit_equals_visit() {
-    let mut text = format!(
-        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    let attributes = |i: usize| match i % 7 {
+        0 => format!(r#"{{"id":"{i}","bad":1}}"#),
+        1 => r#"{"id":null}"#.to_string(),
+        _ => format!(r#"{{"id":"{}","n":{i}.5}}"#, "x".repeat(i % 300)),
+    };
+    let other = format!(
+        r#",{{"mode":"data","type":"other","name":"b","provider":"{PROVIDER}","instances":[{{"attributes":{{}}}}]}}"#
     );
-    for i in 0..40_000 {
-        if i > 0 {
-            text.push(',');
-        }
-        let attrs = match i % 7 {
-            0 => format!(r#"{{"id":"{i}","bad":1}}"#),
-            1 => r#"{"id":null}"#.to_string(),
-            _ => format!(r#"{{"id":"{}","n":{i}.5}}"#, "x".repeat(i % 300)),
-        };
-        text.push_str(&format!(r#"{{"index_key":{i},"attributes":{attrs}}}"#));
-    }
-    text.push_str(&format!(
-        r#"]}},{{"mode":"data","type":"other","name":"b","provider":"{PROVIDER}","instances":[{{"attributes":{{}}}}]}}]}}"#
-    ));
+    let text = one_resource(40_000, attributes, &other);
     let set = doc();
     let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
     assert_eq!(one.len(), 40_001);
@@ -143,17 +135,11 @@ fn selection_and_types_in_every_chunking() {
 /// fault is (a separator, an escape, a control byte, UTF-8).
 #[test]
 fn parallel_visit_reports_malformed_attributes_as_visit_does() {
-    let mut text = format!(
-        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    let text = one_resource(
+        30_000,
+        |i| format!(r#"{{"id":"{}","n":{i}}}"#, "x".repeat(i % 50)),
+        "",
     );
-    for i in 0..30_000 {
-        if i > 0 {
-            text.push(',');
-        }
-        let attrs = format!(r#"{{"id":"{}","n":{i}}}"#, "x".repeat(i % 50));
-        text.push_str(&format!(r#"{{"index_key":{i},"attributes":{attrs}}}"#));
-    }
-    text.push_str("]}]}");
     let set = doc();
     let marker = r#"{"index_key":20000,"attributes":{"id":""#;
     let at = text.find(marker).unwrap() + marker.len();

@@ -7,7 +7,7 @@ mod common;
 #[path = "reference/mod.rs"]
 mod reference;
 
-use common::state::{by_parse, by_reader, doc, small, Chunked, PROVIDER};
+use common::state::{by_parse, by_reader, doc, one_resource, small, Chunked, PROVIDER};
 use tfwire::state::{Outcome, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
@@ -297,19 +297,11 @@ fn instance_outcomes_match_parse() {
 /// the largest instance, not the file (a unit larger than the limit is an error).
 #[test]
 fn memory_is_bounded_by_the_largest_instance() {
-    let mut text = format!(
-        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":["#
+    let text = one_resource(
+        20_000,
+        |i| format!(r#"{{"id":"{}","n":{i}}}"#, "x".repeat(i % 100)),
+        "",
     );
-    for i in 0..20_000 {
-        if i > 0 {
-            text.push(',');
-        }
-        text.push_str(&format!(
-            r#"{{"index_key":{i},"attributes":{{"id":"{}","n":{i}}}}}"#,
-            "x".repeat(i % 100)
-        ));
-    }
-    text.push_str("]}]}");
     assert!(text.len() > 1_500_000);
     let set = doc();
     let bounded = ReaderOptions::default()

@@ -84,3 +84,16 @@ pub fn doc() -> SchemaSet {
 }
 
 pub const PROVIDER: &str = r#"provider[\"registry.terraform.io/hashicorp/null\"]"#;
+
+/// A state whose first resource is `null_resource.a` with `count` instances, instance `i`
+/// having `index_key` `i` and the attributes object `attributes(i)`; `more` (further
+/// resources, each after a comma, or nothing) follows it in `resources`.
+pub fn one_resource(count: usize, attributes: impl Fn(usize) -> String, more: &str) -> String {
+    let instances: Vec<String> = (0..count)
+        .map(|i| format!(r#"{{"index_key":{i},"attributes":{}}}"#, attributes(i)))
+        .collect();
+    format!(
+        r#"{{"version":4,"resources":[{{"mode":"managed","type":"null_resource","name":"a","provider":"{PROVIDER}","instances":[{}]}}{more}]}}"#,
+        instances.join(",")
+    )
+}
