@@ -33,6 +33,11 @@ fn rate(data: &[u8], reps: u32, parse: Parse) -> f64 {
     data.len() as f64 / 1e6 / median(times)
 }
 
+fn tfwire_skip(d: &[u8]) {
+    let end = tfwire::skip_json(d).expect("valid JSON");
+    std::hint::black_box(end);
+}
+
 fn serde_skip(d: &[u8]) {
     let _: serde::de::IgnoredAny = serde_json::from_slice(d).expect("valid JSON");
 }
@@ -69,7 +74,8 @@ fn main() {
         );
         return;
     };
-    let parsers: [(&str, Parse); 4] = [
+    let parsers: [(&str, Parse); 5] = [
+        ("tfwire, validating skip (skip_json)", tfwire_skip),
         ("serde_json, validating skip (IgnoredAny)", serde_skip),
         ("sonic-rs, skip (get of a missing key)", sonic_skip),
         ("sonic-rs, Value", sonic_value),

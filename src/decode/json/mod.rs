@@ -26,6 +26,7 @@ mod scan;
 mod simd;
 mod skip;
 mod string;
+mod token_skip;
 pub(crate) mod tokens;
 
 use bumpalo::collections::Vec as BumpVec;

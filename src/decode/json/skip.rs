@@ -1,15 +1,54 @@
 //! The validating skip of a whole JSON value (an unknown attribute's, or a discarded one):
 //! every string, number and literal checked as a decode would, without recursion and without
-//! building anything.
+//! building anything. [`skip_whole`], for values that may be large (a whole document, a state's
+//! values), tries the two-stage skip (`token_skip.rs`) on containers first; when that one is
+//! not sure, [`skip`] walks the value again and names the fault.
 
+use super::counted::container_end_counted;
 use super::number::number;
 use super::scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
 use super::string::{check_string_body, scan_string};
+use super::token_skip::container_end;
 use crate::decode::common::Pending;
 use bumpalo::collections::Vec as BumpVec;
 
+/// [`skip`], with the two-stage skip first for a container of more than [`SMALL`] bytes.
+pub(super) fn skip_whole(
+    buf: &[u8],
+    i: usize,
+    stack: &mut BumpVec<'_, bool>,
+    depth: usize,
+    max_depth: u32,
+) -> Result<usize, Pending> {
+    let i = ws(buf, i);
+    if !small(buf, i) {
+        if let Some(end) = container_end(buf, i, depth) {
+            return Ok(end);
+        }
+    }
+    skip(buf, i, stack, depth, max_depth)
+}
+
+/// Bytes under which a container is skipped by [`skip`] alone: the two-stage skip's setup (a
+/// whole block classified, the grammar's masks) costs more than it saves on less.
+const SMALL: usize = 256;
+
+/// Whether the value at `i` is a scalar, a string, or a container whose brackets close
+/// within [`SMALL`] bytes (counted, not checked: four blocks of `counted.rs`'s scan).
+#[inline]
+fn small(buf: &[u8], i: usize) -> bool {
+    if !matches!(buf.get(i), Some(b'[' | b'{')) {
+        return true;
+    }
+    // (The scan starts after the bracket: four whole blocks.)
+    let window = buf
+        .get(..i.saturating_add(SMALL).saturating_add(1))
+        .unwrap_or(buf);
+    container_end_counted(window, i).is_some()
+}
+
 /// Skips the whole JSON value at `i` (whitespace allowed before it), validating it, without
-/// recursion: `stack` (reused) holds one entry per open container (`true` for an object).
+/// recursion, a token at a time (strings a block at a time): `stack` (reused) holds one entry per open container (`true` for an object).
 /// Opening more than `depth` containers is a [`ErrorKind::Limit`] error (`max_depth` is the
 /// limit named in the message). Returns the position after the value.
 ///

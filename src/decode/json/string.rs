@@ -398,7 +398,7 @@ fn unicode_escape(
 
 /// The escape at `raw[j]` (a backslash): the character and the bytes it used.
 #[inline(always)]
-fn escape(raw: &[u8], j: usize, at: usize) -> Result<(char, usize), Pending> {
+pub(super) fn escape(raw: &[u8], j: usize, at: usize) -> Result<(char, usize), Pending> {
     // The escape's bytes, from its backslash.
     let e = raw.get(j..).unwrap_or_default();
     let c = match e.get(1) {

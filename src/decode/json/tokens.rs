@@ -14,7 +14,7 @@ use super::counted::container_end_counted;
 use super::extent::{skip_fast, Memo};
 use super::number::number as number_at;
 use super::scan::{self, colon, expected, unexpected};
-use super::skip::skip as skip_validating;
+use super::skip::skip_whole;
 use super::string::{scan_string, string_body};
 use crate::bytes::{byte_mask, json_escape_mask, non_ascii_mask, BLOCK};
 use crate::decode::common::Pending;
@@ -108,7 +108,7 @@ pub(crate) fn literal(buf: &[u8], at: usize, word: &'static [u8]) -> Result<usiz
 pub(crate) fn skip(buf: &[u8], at: usize, scratch: &Bump) -> Result<usize, DecodeError> {
     let mut stack = BumpVec::new_in(scratch);
     let depth = MAX_DEPTH as usize;
-    skip_validating(buf, at, &mut stack, depth, MAX_DEPTH).map_err(Pending::into_error)
+    skip_whole(buf, at, &mut stack, depth, MAX_DEPTH).map_err(Pending::into_error)
 }
 
 /// The end of the object at `at` found by counting brackets outside strings, with no limit on
