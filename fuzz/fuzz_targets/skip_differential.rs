@@ -1,6 +1,9 @@
 //! `tfwire::skip_json` against serde_json and `tfwire::skip_msgpack` against rmpv: the length
 //! of the value at the start of the input, or the same rejection. `[mode][bytes]`: mode bit 0
-//! clear is JSON, set is MessagePack (the other bits are ignored).
+//! clear is JSON, set is MessagePack; with JSON, mode bit 1 set puts the bytes in an array
+//! after a 300-byte string (`["xx…",BYTES]`), so that a short input reaches the two-stage skip
+//! that `skip_json` runs on containers of more than 256 bytes (`decode/json/token_skip.rs`).
+//! The other bits are ignored.
 //!
 //! JSON. serde_json's `StreamDeserializer` gives the end of the first value (a scalar must be
 //! followed by whitespace, `"[]{},:` or the end, as `skip_json` requires too), and
@@ -40,7 +43,15 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, d)) = data.split_first() else {
         return;
     };
-    if mode & 1 == 0 {
+    if mode & 1 == 0 && mode & 2 != 0 {
+        let mut wrapped = Vec::with_capacity(d.len() + 305);
+        wrapped.extend_from_slice(b"[\"");
+        wrapped.extend(std::iter::repeat_n(b'x', 300));
+        wrapped.extend_from_slice(b"\",");
+        wrapped.extend_from_slice(d);
+        wrapped.push(b']');
+        json(&wrapped);
+    } else if mode & 1 == 0 {
         json(d);
     } else {
         msgpack(d);
