@@ -48,9 +48,10 @@ fn small(buf: &[u8], i: usize) -> bool {
 }
 
 /// Skips the whole JSON value at `i` (whitespace allowed before it), validating it, without
-/// recursion, a token at a time (strings a block at a time): `stack` (reused) holds one entry per open container (`true` for an object).
-/// Opening more than `depth` containers is a [`ErrorKind::Limit`] error (`max_depth` is the
-/// limit named in the message). Returns the position after the value.
+/// recursion, a token at a time (strings a block at a time): `stack` (reused) holds one entry
+/// per open container (`true` for an object). Opening more than `depth` containers is a
+/// [`ErrorKind::Limit`] error (`max_depth` is the limit named in the message). Returns the
+/// position after the value.
 ///
 /// [`ErrorKind::Limit`]: crate::error::ErrorKind::Limit
 pub(super) fn skip(
