@@ -312,7 +312,7 @@ impl Masks64 {
 /// Bit `k` set for every byte at or after an odd number of set bits up to `k` (inclusive):
 /// from an opening quote up to, not including, its closing quote.
 #[inline(always)]
-fn prefix_xor(mut x: u64) -> u64 {
+pub(super) fn prefix_xor(mut x: u64) -> u64 {
     x ^= x << 1;
     x ^= x << 2;
     x ^= x << 4;

@@ -38,24 +38,13 @@ const MAX_NESTING: u32 = 64;
 /// JSON nested at most `max_depth` (and 64) deep; `None` when it is not, or when this skip
 /// cannot tell (the careful skip decides).
 pub(super) fn container_end(buf: &[u8], at: usize, max_depth: usize) -> Option<usize> {
-    container_end_at(Level::current(), buf, at, max_depth)
-}
-
-/// [`container_end`] with the classifier of `level` (which the CPU has: a `Level` is made
-/// only so).
-pub(super) fn container_end_at(
-    level: Level,
-    buf: &[u8],
-    at: usize,
-    max_depth: usize,
-) -> Option<usize> {
     if !matches!(buf.get(at), Some(b'[' | b'{')) {
         return None;
     }
     let depth = u32::try_from(max_depth)
         .unwrap_or(u32::MAX)
         .min(MAX_NESTING);
-    match level.isa() {
+    match Level::current().isa() {
         // (Every AVX-512 CPU has PCLMULQDQ; checked all the same, once: the check is cached.)
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 if std::arch::is_x86_feature_detected!("pclmulqdq") => {
@@ -124,7 +113,7 @@ struct Shifts;
 impl PrefixXor for Shifts {
     #[inline(always)]
     fn prefix_xor(x: u64) -> u64 {
-        prefix_xor(x)
+        super::extent::prefix_xor(x)
     }
 }
 
@@ -138,7 +127,7 @@ impl PrefixXor for Clmul {
     #[inline(always)]
     fn prefix_xor(x: u64) -> u64 {
         // SAFETY: `Clmul` is used only by functions compiled with `pclmulqdq`, which are
-        // called only where the CPU has it (`container_end_at`).
+        // called only where the CPU has it (`container_end`).
         unsafe { prefix_xor_clmul(x) }
     }
 }
@@ -155,18 +144,6 @@ fn prefix_xor_clmul(x: u64) -> u64 {
     use std::arch::x86_64::*;
     let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
     _mm_cvtsi128_si64(product) as u64
-}
-
-/// Bit `k` set for every byte at or after an odd number of set bits up to `k` (inclusive).
-#[cfg(test)]
-fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
 }
 
 /// The tokens that follow a token of `x` (the next token after each, in this block or, through
