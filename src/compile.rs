@@ -15,7 +15,8 @@ use rustc_hash::FxHashMap;
 use crate::error::SchemaError;
 use crate::program::dyncache::DynCache;
 use crate::program::key::AttrEntry;
-use crate::program::{Code, ItemLimits, ItemsId, Op, OpId, Program, Span};
+use crate::program::{Code, ItemLimits, ItemsId, Op, OpId, PickId, Picks, Program, Span};
+use crate::schema::select::Shape;
 use crate::schema::{
     Block, NestingMode, ObjectType, SchemaSelector, SchemaSource, Selection, Type,
 };
@@ -73,10 +74,12 @@ impl Program {
     /// ([`Type::project`]): it decodes the selected parts of a value and steps over the rest,
     /// checking the bytes it steps over for well-formedness (and strings for UTF-8) but not
     /// against the type. On every input the full program accepts, the projected value is the
-    /// full value restricted to the selection. What the projection does not check, so that an
-    /// input the full program rejects for it may decode: the keys its objects left out
-    /// (stepped over unread, whether the schema has them or not, so neither their values'
-    /// types nor a missing or repeated one), and LIST/SET blocks' item counts
+    /// full value restricted to the selection (see [`Selection`] for what a pick such as
+    /// `[0]` or `["Name"]` keeps). What the projection does not check, so that an input the
+    /// full program rejects for it may decode: the keys its objects left out (stepped over
+    /// unread, whether the schema has them or not, so neither their values' types nor a
+    /// missing or repeated one), the elements its picks left out (stepped over: their types,
+    /// and whether a dynamic element's type is its list's), and LIST/SET blocks' item counts
     /// (`check_item_counts`: a projected program keeps the type, not the schema's blocks).
     /// The projected value has the projected type, so `Typed`, the DUMP, the encoders and
     /// serde work on it with this program.
@@ -91,14 +94,33 @@ impl Program {
     /// )?;
     /// let program = full.select(&Selection::parse(["id", "tags"])?)?;
     /// let bump = Bump::new();
-    /// let value = program.decode_json(br#"{"id":"i-1","big":[1,2,3],"tags":{"a":"b"}}"#, &bump)?;
-    /// assert_eq!(tfwire::dump::to_string(&program, value)?, r#"{"id":"i-1","tags":{"a":"b"}}"#);
+    /// let input = br#"{"id":"i-1","big":[1,2,3],"tags":{"a":"b","c":"d"}}"#;
+    /// let value = program.decode_json(input, &bump)?;
+    /// assert_eq!(
+    ///     tfwire::dump::to_string(&program, value)?,
+    ///     r#"{"id":"i-1","tags":{"a":"b","c":"d"}}"#
+    /// );
+    /// // One entry of a map, one element of a list: the others are stepped over.
+    /// let program = full.select(&Selection::parse([r#"tags["c"]"#, "big[1]"])?)?;
+    /// let value = program.decode_json(input, &bump)?;
+    /// assert_eq!(tfwire::dump::to_string(&program, value)?, r#"{"big":[2],"tags":{"c":"d"}}"#);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn select(&self, selection: &Selection) -> Result<Program, SchemaError> {
-        let ty = self.root_type().project(selection)?;
-        let mut program = compile_owned(ty, None);
+        let shape = self.root_type().shape(selection)?;
+        let ty = shape.to_type();
+        let (mut program, root) = {
+            let mut c = Compiler::new(&ty);
+            let root = c.shape(&shape);
+            (c.program, root)
+        };
+        program.code.root = root;
+        program.code.type_json = ty.to_string().into_boxed_str();
+        program.code.root_type = ty;
         program.code.projected = !selection.is_empty();
+        if let Err(e) = program.code.validate() {
+            unreachable!("the compiler built an invalid projection: {e}");
+        }
         Ok(program)
     }
 
@@ -157,6 +179,7 @@ impl<'t> Compiler<'t> {
                     concrete: !ty.has_dynamic(),
                     projected: false,
                     item_limits: vec![ItemLimits::default()],
+                    picks: Vec::new(),
                 },
                 dyn_cache: DynCache::default(),
             },
@@ -224,6 +247,11 @@ impl<'t> Compiler<'t> {
             .iter()
             .map(|t| self.compile(t, None, ItemLimits::default()))
             .collect();
+        self.tuple_op(elems)
+    }
+
+    /// The tuple op of the element ops `elems`.
+    fn tuple_op(&mut self, elems: Vec<OpId>) -> OpId {
         let key = Key::Tuple(elems);
         if let Some(&id) = self.seen.get(&key) {
             return id;
@@ -243,6 +271,11 @@ impl<'t> Compiler<'t> {
             let (nested, limits) = nested_block(block, name);
             attrs.push((name.as_str(), self.compile(t, nested, limits)));
         }
+        self.object_op(attrs)
+    }
+
+    /// The object op of the attributes `attrs` (sorted by name) and their ops.
+    fn object_op(&mut self, attrs: Vec<(&'t str, OpId)>) -> OpId {
         let key = Key::Object(attrs);
         if let Some(&id) = self.seen.get(&key) {
             return id;
@@ -259,6 +292,90 @@ impl<'t> Compiler<'t> {
             self.program.code.attr_names.push(name.into());
         }
         self.push(key, Op::Object { attrs: span })
+    }
+}
+
+/// A projection's shapes ([`Program::select`]): compiled as their types are, with a pick op
+/// over each collection that keeps only some elements.
+impl<'t> Compiler<'t> {
+    fn shape(&mut self, shape: &'t Shape) -> OpId {
+        match shape {
+            Shape::Whole(ty) => self.compile(ty, None, ItemLimits::default()),
+            Shape::Object { attrs, .. } => {
+                let attrs = attrs
+                    .iter()
+                    .map(|(name, s)| (name.as_str(), self.shape(s)))
+                    .collect();
+                self.object_op(attrs)
+            }
+            Shape::List { elem, picks } => {
+                let elem = self.shape(elem);
+                let list = Op::List {
+                    elem,
+                    items: ItemsId::NONE,
+                };
+                let of = self.push(Key::Leaf(list), list);
+                match picks {
+                    Some(indexes) => self.pick(
+                        of,
+                        Picks::Indexes {
+                            indexes: indexes.clone().into_boxed_slice(),
+                            arity: None,
+                        },
+                    ),
+                    None => of,
+                }
+            }
+            Shape::Set { elem } => {
+                let elem = self.shape(elem);
+                let set = Op::Set {
+                    elem,
+                    items: ItemsId::NONE,
+                };
+                self.push(Key::Leaf(set), set)
+            }
+            Shape::Map { elem, picks } => {
+                let elem = self.shape(elem);
+                let map = Op::Map { elem };
+                let of = self.push(Key::Leaf(map), map);
+                match picks {
+                    Some(keys) => {
+                        let keys = keys.iter().map(|k| k.as_str().into()).collect();
+                        self.pick(of, Picks::Keys(keys))
+                    }
+                    None => of,
+                }
+            }
+            Shape::Tuple {
+                elems,
+                picks,
+                arity,
+            } => {
+                let elems = elems.iter().map(|s| self.shape(s)).collect();
+                let of = self.tuple_op(elems);
+                match picks {
+                    Some(indexes) => self.pick(
+                        of,
+                        Picks::Indexes {
+                            indexes: indexes.clone().into_boxed_slice(),
+                            arity: Some(
+                                u32::try_from(*arity).expect("a tuple under 2^32 elements"),
+                            ),
+                        },
+                    ),
+                    None => of,
+                }
+            }
+        }
+    }
+
+    /// A pick op over the collection op `of`, keeping `picks`.
+    fn pick(&mut self, of: OpId, picks: Picks) -> OpId {
+        let table = &mut self.program.code.picks;
+        let id = PickId(u32::try_from(table.len()).expect("fewer than 2^32 picks"));
+        table.push(picks);
+        let op = Op::Pick { of, picks: id };
+        self.push(Key::Leaf(op), op)
     }
 }
 

@@ -618,8 +618,21 @@ fn select_projects_type_and_decode() {
             Some(2),
             String::new(),
             "tfwire: --select: selection .ebs.size: at .ebs: the elements of a list are selected \
-             with [*]\n"
+             with [*] or [N]\n"
                 .into()
+        )
+    );
+    // One element picked: the list of it.
+    let out = tfwire(
+        &["decode", "-f", "json", "-t", ty, "--select", "ebs[1].id"],
+        Some(input),
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(0),
+            "{\"ebs\":[{\"id\":\"z\"}]}\n".into(),
+            String::new()
         )
     );
 }

@@ -16,7 +16,7 @@ use tfwire::schema::Selection;
 use tfwire::{dump, Program, Type};
 
 use cases::{case_dirs, case_program, for_each_case, read_bytes};
-use reference::project::{attribute_paths, same_restricted};
+use reference::project::{render, same_selected, selection_paths, Step};
 use rng::Rng;
 
 fn projected(ty: &str, paths: &[&str]) -> Result<String, String> {
@@ -60,6 +60,25 @@ fn projected_types() {
             r#"["object",{"a b":["object",{"d":"string"}]}]"#,
         ),
         (&["meta"], r#"["object",{"meta":"dynamic"}]"#),
+        // Picks: a list and a map keep their type; a tuple keeps the elements picked.
+        (
+            &["ebs[1].id", r#"tags["Name"]"#, "tags.Env"],
+            r#"["object",{"ebs":["list",["object",{"id":"string"}]],"tags":["map","string"]},["tags"]]"#,
+        ),
+        (
+            &["pair[1]"],
+            r#"["object",{"pair":["tuple",[["object",{"a":"number"}]]]}]"#,
+        ),
+        // Element 0 of a tuple on the paths through [*] and [0]; element 1 through [*].
+        (
+            &["pair[*].a", "pair[0].b"],
+            r#"["object",{"pair":["tuple",[["object",{"a":"string","b":"bool"}],["object",{"a":"number"}]]]}]"#,
+        ),
+        // A list's elements share one type: every path into the list projects each.
+        (
+            &["ebs[0].id", "ebs[2].size"],
+            r#"["object",{"ebs":["list",["object",{"id":"string","size":"number"}]]}]"#,
+        ),
         (&[""], &Type::from_json(INSTANCE).unwrap().to_string()),
     ];
     for (paths, want) in cases {
@@ -84,15 +103,24 @@ fn selection_errors() {
         ),
         (
             "ebs.id",
-            "selection .ebs.id: at .ebs: the elements of a list are selected with [*]",
+            "selection .ebs.id: at .ebs: the elements of a list are selected with [*] or [N]",
         ),
         (
-            "ebs[0].id",
-            "selection .ebs[0].id: at .ebs: picking one element is not supported yet: select [*]",
+            "root[0].size",
+            "selection .root[0].size: at .root: a set's elements have no order: select them \
+             with [*]",
         ),
         (
-            r#"tags["Name"]"#,
-            r#"selection .tags.Name: at .tags: the elements of a map are selected with [*]"#,
+            "tags[0]",
+            r#"selection .tags[0]: at .tags: the entries of a map are selected with [*] or ["key"]"#,
+        ),
+        (
+            "pair[2]",
+            "selection .pair[2]: at .pair: the tuple has 2 elements",
+        ),
+        (
+            "pair.a",
+            "selection .pair.a: at .pair: the elements of a tuple are selected with [*] or [N]",
         ),
         (
             "meta.x",
@@ -177,16 +205,16 @@ fn a_projected_decode_steps_over_the_rest() {
     );
 }
 
-/// Random selections of each case's attribute paths: the projected decode of its
-/// MessagePack and (when it has one) JSON encoding equals its full decode restricted to
-/// the projected type.
+/// Random selections of each case's selection paths (attributes, `[*]`, `[N]`, map keys):
+/// the projected decode of its MessagePack and (when it has one) JSON encoding equals its
+/// full decode restricted to the paths.
 #[test]
 fn projection_equals_the_full_decode_restricted() {
     let dirs = case_dirs(common::shared_dir("the shared conformance cases are not run").as_deref());
     let run = for_each_case(&dirs, ".msgpack", |dir, id| {
         let full = case_program(dir, id)?;
         let mut paths = Vec::new();
-        attribute_paths(full.root_type(), "", &mut paths);
+        selection_paths(full.root_type(), &[], &["a", "Name"], &mut paths);
         if paths.is_empty() {
             return Ok(());
         }
@@ -197,9 +225,10 @@ fn projection_equals_the_full_decode_restricted() {
         }
         for _ in 0..4 {
             let n = 1 + rng.index(3);
-            let chosen: Vec<&str> = (0..n)
-                .map(|_| paths[rng.index(paths.len())].as_str())
+            let steps: Vec<&[Step]> = (0..n)
+                .map(|_| paths[rng.index(paths.len())].as_slice())
                 .collect();
+            let chosen: Vec<String> = steps.iter().map(|p| render(p)).collect();
             let selection = Selection::parse(&chosen).map_err(|e| e.to_string())?;
             let program = full
                 .select(&selection)
@@ -220,8 +249,14 @@ fn projection_equals_the_full_decode_restricted() {
                     continue;
                 };
                 let b = b.map_err(|e| format!("{format} {chosen:?}: {e}"))?;
-                same_restricted(program.root_type(), full.typed(a), program.typed(b), "")
-                    .map_err(|e| format!("{format} {chosen:?}: {e}"))?;
+                same_selected(
+                    full.root_type(),
+                    &steps,
+                    full.typed(a),
+                    program.typed(b),
+                    "",
+                )
+                .map_err(|e| format!("{format} {chosen:?}: {e}"))?;
             }
         }
         Ok(())
@@ -241,4 +276,85 @@ fn projection_of_generated_values() {
             .collect();
         reference::project::projection(&data);
     }
+}
+
+/// Picks (`[N]`, `["key"]`): the elements kept, the ones stepped over still checked (errors
+/// at their path and byte), a tuple's length still checked, in both encodings.
+#[test]
+fn picks_keep_their_elements_and_check_the_rest() {
+    let full = Program::from_type_json(INSTANCE).unwrap();
+    let program = full
+        .select(&Selection::parse(["ebs[1].id", r#"tags["b"]"#, "pair[1].a"]).unwrap())
+        .unwrap();
+    let bump = Bump::new();
+    let input = br#"{"id":"i-1","tags":{"a":"x","b":"y","c":"z"},
+        "ebs":[{"size":8,"id":"v","kms":null},{"size":16,"id":"w","kms":{"key":"k"}},{"id":"u"}],
+        "pair":[{"a":"s","b":true},{"a":2}]}"#;
+    let want = r#"{"ebs":[{"id":"w"}],"pair":[{"a":2}],"tags":{"b":"y"}}"#;
+    let value = program.decode_json(input, &bump).unwrap();
+    assert_eq!(dump::to_string(&program, value).unwrap(), want);
+    let mut msgpack = Vec::new();
+    full.encode_msgpack(full.decode_json(input, &bump).unwrap(), &mut msgpack)
+        .unwrap();
+    let value = program.decode_msgpack(&msgpack, &bump).unwrap();
+    assert_eq!(dump::to_string(&program, value).unwrap(), want);
+    // The projected value encodes under the projected program, as a value of the projected
+    // type (which the projected program, reading the full type's shape, does not decode:
+    // its picks would pick again).
+    let mut again = Vec::new();
+    program.encode_json(value, &mut again).unwrap();
+    let projected_type = Program::new(program.root_type()).unwrap();
+    let value = projected_type.decode_json(&again, &bump).unwrap();
+    assert_eq!(dump::to_string(&projected_type, value).unwrap(), want);
+
+    let check = |input: &[u8], kind: tfwire::ErrorKind, path: &str, offset: usize| {
+        let e = program.decode_json(input, &bump).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path(), e.offset()),
+            (kind, path, Some(offset)),
+            "{e}"
+        );
+    };
+    // An element stepped over is still JSON.
+    check(
+        br#"{"ebs":[{"id":tru},{"id":"w"}]}"#,
+        tfwire::ErrorKind::Syntax,
+        ".ebs[0]",
+        14,
+    );
+    check(
+        br#"{"tags":{"a":[1,}}}"#,
+        tfwire::ErrorKind::Syntax,
+        r#".tags["a"]"#,
+        16,
+    );
+    // A picked tuple still has its length.
+    check(
+        br#"{"pair":[{"a":"s"}]}"#,
+        tfwire::ErrorKind::WrongLength,
+        ".pair",
+        18,
+    );
+    check(
+        br#"{"pair":[1,{"a":2},3]}"#,
+        tfwire::ErrorKind::WrongLength,
+        ".pair",
+        19,
+    );
+    // A type reason inside an element stepped over is not checked.
+    let value = program
+        .decode_json(br#"{"ebs":[7,{"id":"w"}],"tags":{"a":[]}}"#, &bump)
+        .unwrap();
+    assert_eq!(
+        dump::to_string(&program, value).unwrap(),
+        r#"{"ebs":[{"id":"w"}],"pair":null,"tags":{}}"#
+    );
+    // MessagePack: an element stepped over still has its UTF-8 checked.
+    let list = [0x81, 0xa3, b'e', b'b', b's', 0x92, 0xa1, 0xff, 0x80];
+    let e = program.decode_msgpack(&list, &bump).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.path(), e.offset()),
+        (tfwire::ErrorKind::InvalidUtf8, ".ebs[0]", Some(6)),
+        "{e}"
+    );
 }

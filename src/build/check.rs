@@ -482,5 +482,7 @@ pub(super) fn expected(code: Op) -> String {
         Op::Map { .. } => "a map".into(),
         Op::Tuple { elems } => format!("a tuple of {} elements", elems.len),
         Op::Object { attrs } => format!("an object of {} attributes", attrs.len),
+        // (Builders see ops through `op_type`, which resolves picks.)
+        Op::Pick { .. } => "a projected collection".into(),
     }
 }

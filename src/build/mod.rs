@@ -389,7 +389,7 @@ impl<'a> At<'a> {
     }
 
     pub(crate) fn code(&self) -> Op {
-        self.program.op(self.op)
+        self.program.op_type(self.op)
     }
 
     /// The position of an element or attribute of op `op` inside this one.

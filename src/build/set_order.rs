@@ -49,7 +49,7 @@ pub(super) fn canonical_set<'a>(
     if n < 2 {
         return elems;
     }
-    let kind = match program.op(elem) {
+    let kind = match program.op_type(elem) {
         Op::String => Kind::String,
         Op::Number => Kind::Number,
         Op::Bool => Kind::Bool,
@@ -265,7 +265,7 @@ pub(super) fn equivalent(p: &Program, op: OpId, a: Value<'_>, b: Value<'_>) -> b
 
 /// go-cty's `Equals` of two values of a wholly known type is definitely true.
 fn equal(p: &Program, op: OpId, a: Value<'_>, b: Value<'_>) -> bool {
-    let code = p.op(op);
+    let code = p.op_type(op);
     let pairs = |x: &[Value<'_>], y: &[Value<'_>], op_of: &dyn Fn(usize) -> Option<OpId>| {
         x.len() == y.len()
             && x.iter()
@@ -333,7 +333,7 @@ fn wholly_known(p: &Program, op: OpId, v: Value<'_>) -> bool {
     if p.code.concrete {
         return true;
     }
-    let code = p.op(op);
+    let code = p.op_type(op);
     let all = |e: &[Value<'_>], op_of: &dyn Fn(usize) -> Option<OpId>| {
         e.iter()
             .enumerate()
@@ -370,10 +370,11 @@ fn wholly_known(p: &Program, op: OpId, v: Value<'_>) -> bool {
 
 /// Whether the type of op `op` holds `dynamic`.
 fn has_dynamic(p: &Program, op: OpId) -> bool {
-    match p.op(op) {
+    match p.op_type(op) {
         Op::Dynamic => true,
         Op::String | Op::Number | Op::Bool => false,
         Op::List { elem, .. } | Op::Set { elem, .. } | Op::Map { elem } => has_dynamic(p, elem),
+        Op::Pick { of, .. } => has_dynamic(p, of),
         Op::Tuple { elems } => p
             .code
             .tuple_elems

@@ -79,7 +79,8 @@ struct SourceArgs {
     #[arg(long, value_name = "NAME", conflicts_with = "type_json")]
     provider: Option<String>,
     /// Decode only this part of the value (repeatable): a path in Terraform's notation such
-    /// as `tags` or `ebs_block_device[*].volume_id`; the rest is stepped over (checked as
+    /// as `tags`, `tags["Name"]`, `ebs_block_device[*].volume_id` or
+    /// `root_block_device[0].volume_size`; the rest is stepped over (checked as
     /// JSON or MessagePack, not against the type).
     #[arg(long, value_name = "PATH")]
     select: Vec<String>,

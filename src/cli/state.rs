@@ -92,7 +92,8 @@ pub struct StateArgs {
     #[arg(short, long, value_name = "N", value_parser = jobs_count)]
     jobs: Option<usize>,
     /// Decode only this part of each instance's attributes (repeatable): a path in
-    /// Terraform's notation such as `tags` or `ebs_block_device[*].volume_id`. The value
+    /// Terraform's notation such as `tags`, `tags["Name"]`, `ebs_block_device[*].volume_id`
+    /// or `root_block_device[0].volume_size`. The value
     /// (DUMP, NDJSON `value`) holds only the selected attributes; the rest is stepped over
     /// (checked as JSON, not against the schema). A type without the path fails its
     /// instances (error kind `schema`): combine with `--type`.

@@ -160,7 +160,7 @@ fn rebuild<'a>(
     op: OpId,
     v: Value<'a>,
 ) -> Value<'a> {
-    let code = program.op(op);
+    let code = program.op_type(op);
     match (old, v, code) {
         // `concrete` gave this position the wrapper's concrete type, so it is not dynamic.
         (Type::Dynamic, Value::Dynamic(d), _) => {

@@ -106,6 +106,14 @@ impl<'a, T: Copy> Slots<'a, T> {
         }
     }
 
+    /// The slots written so far, as a finished slice (the rest of the allocation unused).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn finish_written(self) -> &'a mut [T] {
+        // SAFETY: the first `init` slots are initialised, the allocation lives as long as the
+        // arena (`'a`), and `self` is consumed, so this is the only reference to it.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.init) }
+    }
+
     /// The finished slice; slots not written get `rest`.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn finish(mut self, rest: T) -> &'a mut [T] {
@@ -147,5 +155,16 @@ mod tests {
         assert!(e.finish(0).is_empty());
         let z: Slots<'_, u8> = Slots::new(&bump, 0);
         assert!(z.finish(0).is_empty());
+    }
+
+    #[test]
+    fn finish_written_keeps_only_what_was_written() {
+        let bump = Bump::new();
+        let mut s: Slots<'_, u16> = Slots::new(&bump, 5);
+        s.push(3);
+        s.push(4);
+        assert_eq!(s.finish_written(), &[3, 4]);
+        let e: Slots<'_, u16> = Slots::new(&bump, 2);
+        assert!(e.finish_written().is_empty());
     }
 }

@@ -69,7 +69,7 @@ impl JsonEncoder {
         v: Value<'_>,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        let code = prog.op(op);
+        let code = prog.op_type(op);
         match (code, v) {
             (Op::String, Value::String(s)) => write_go_json_string(s, out),
             (Op::Number, Value::Int(i)) => {

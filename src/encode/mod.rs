@@ -55,6 +55,8 @@ impl EncodeError {
             Op::Map { .. } => "a map",
             Op::Tuple { .. } => "a tuple",
             Op::Object { .. } => "an object of this program",
+            // (The encoders see ops through `op_type`, which resolves picks.)
+            Op::Pick { .. } => "a projected collection",
         };
         let found = match v {
             Value::Null => "null",

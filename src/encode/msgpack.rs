@@ -44,7 +44,7 @@ impl MsgpackEncoder {
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
         let root = program.root();
-        self.value(program, root, &program.op(root), &value, out)
+        self.value(program, root, &program.op_type(root), &value, out)
     }
 
     /// One value at op `op` (`code` is its instruction): the common scalars here, inlined
@@ -138,14 +138,14 @@ impl MsgpackEncoder {
                 let ops = tuple_ops(prog, elems, e.len())?;
                 array_header(e.len(), out);
                 for (i, (o, x)) in ops.iter().zip(e).enumerate() {
-                    self.value(prog, *o, &prog.op(*o), x, out)
+                    self.value(prog, *o, &prog.op_type(*o), x, out)
                         .map_err(|e| e.in_index(i))?;
                 }
             }
             (Op::Map { elem }, Value::Map(entries)) => {
                 let base = sorted_keys(entries, &mut self.order);
                 map_header(self.order.len() - base, out);
-                let elem_code = prog.op(elem);
+                let elem_code = prog.op_type(elem);
                 let mut result = Ok(());
                 for j in base..self.order.len() {
                     let i = self.order.get(j).copied().unwrap_or(0);
@@ -167,7 +167,7 @@ impl MsgpackEncoder {
                 out.push(0x92);
                 type_json(d.program, out);
                 let root = d.program.root();
-                self.value(d.program, root, &d.program.op(root), &d.value, out)?;
+                self.value(d.program, root, &d.program.op_type(root), &d.value, out)?;
             }
             (_, v) => return Err(EncodeError::mismatch(code, v)),
         }
@@ -189,7 +189,7 @@ impl MsgpackEncoder {
             return Ok(());
         }
         self.depth = deeper(self.depth)?;
-        let elem_code = prog.op(elem);
+        let elem_code = prog.op_type(elem);
         let mut result = Ok(());
         for (i, x) in elems.iter().enumerate() {
             result = self.value(prog, elem, &elem_code, x, out);
@@ -250,7 +250,8 @@ impl MsgpackEncoder {
             if unsafe { short_value(&mut spare, &entry.code, x) } {
                 continue;
             }
-            let written = spare.with_vec(|out| self.value(prog, entry.op, &entry.code, x, out));
+            let written =
+                spare.with_vec(|out| self.value(prog, entry.op, &prog.resolve(entry.code), x, out));
             if let Err(e) = written {
                 let i = entries.iter().position(|e| std::ptr::eq(e, entry));
                 let name = i.and_then(|i| prog.attr_names(op).get(i));

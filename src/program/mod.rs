@@ -82,11 +82,79 @@ pub(crate) enum Op {
     Number,
     Bool,
     Dynamic,
-    List { elem: OpId, items: ItemsId },
-    Set { elem: OpId, items: ItemsId },
-    Map { elem: OpId },
-    Tuple { elems: Span },
-    Object { attrs: Span },
+    List {
+        elem: OpId,
+        items: ItemsId,
+    },
+    Set {
+        elem: OpId,
+        items: ItemsId,
+    },
+    Map {
+        elem: OpId,
+    },
+    Tuple {
+        elems: Span,
+    },
+    Object {
+        attrs: Span,
+    },
+    /// A projection's pick ([`Program::select`] with `[N]` or `["key"]`): the list, tuple or
+    /// map `of`, of which only the elements `picks` names are decoded (the others stepped
+    /// over). What the value looks like is `of`'s ([`Program::op_type`]); only the decoders
+    /// see this op.
+    Pick {
+        of: OpId,
+        picks: PickId,
+    },
+}
+
+/// Index of a pick's [`Picks`] in the program's side table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PickId(pub(crate) u32);
+
+/// The elements a [`Op::Pick`] keeps, sorted and without repeats.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Picks {
+    /// Elements of a list (or of a tuple of `arity` elements) by index.
+    Indexes {
+        indexes: Box<[u64]>,
+        /// The tuple's length (a list has none).
+        arity: Option<u32>,
+    },
+    /// Entries of a map by key.
+    Keys(Box<[Box<str>]>),
+}
+
+impl Picks {
+    /// Where index `i` is among the picked indexes (`None`: not picked).
+    #[inline]
+    pub(crate) fn index_position(&self, i: u64) -> Option<usize> {
+        match self {
+            Picks::Indexes { indexes, .. } => indexes.binary_search(&i).ok(),
+            Picks::Keys(_) => None,
+        }
+    }
+
+    /// Whether the map entry `key` is picked.
+    #[inline]
+    pub(crate) fn has_key(&self, key: &str) -> bool {
+        match self {
+            Picks::Keys(keys) => keys
+                .binary_search_by(|k| k.as_bytes().cmp(key.as_bytes()))
+                .is_ok(),
+            Picks::Indexes { .. } => false,
+        }
+    }
+
+    /// How many elements at most a container of `len` elements keeps.
+    pub(crate) fn kept_of(&self, len: u32) -> u32 {
+        let picked = match self {
+            Picks::Indexes { indexes, .. } => indexes.partition_point(|&i| i < u64::from(len)),
+            Picks::Keys(keys) => keys.len(),
+        };
+        u32::try_from(picked).unwrap_or(u32::MAX).min(len)
+    }
 }
 
 /// A compiled type. Build once, decode many values, share across threads.
@@ -123,6 +191,8 @@ pub(crate) struct Code {
     pub(crate) tuple_elems: Vec<OpId>,
     /// `min_items`/`max_items` of LIST/SET blocks, indexed by [`ItemsId`]; entry 0 is "none".
     pub(crate) item_limits: Vec<ItemLimits>,
+    /// What each [`Op::Pick`] keeps, indexed by [`PickId`].
+    pub(crate) picks: Vec<Picks>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,
     /// `root_type` as go-cty's compact type JSON (what the encoders write in dynamic
@@ -204,6 +274,28 @@ impl Program {
         }
     }
 
+    /// The op `id` as a value of it looks: a pick's collection for a pick (what the encoders,
+    /// the builder and the DUMP walk), any other op itself.
+    #[inline]
+    pub(crate) fn op_type(&self, id: OpId) -> Op {
+        self.resolve(self.op(id))
+    }
+
+    /// `code` as a value of it looks: a pick's collection for a pick, any other op itself.
+    #[inline]
+    pub(crate) fn resolve(&self, code: Op) -> Op {
+        match code {
+            Op::Pick { of, .. } => self.op(of),
+            code => code,
+        }
+    }
+
+    /// What pick `id` of this program keeps (validated in range: `None` only for an id
+    /// from elsewhere, which keeps nothing).
+    pub(crate) fn picks(&self, id: PickId) -> Option<&Picks> {
+        self.code.picks.get(id.0 as usize)
+    }
+
     /// The item limits `id` of a LIST/SET op of this program.
     pub(crate) fn item_limits(&self, id: ItemsId) -> ItemLimits {
         // In range (validated); the default is "no limits".
@@ -274,6 +366,13 @@ impl Code {
                             .tuple_elems
                             .get(elems.range())
                             .is_some_and(|e| e.iter().all(|&id| op_ok(id)))
+                }
+                Op::Pick { of, picks } => {
+                    (picks.0 as usize) < self.picks.len()
+                        && matches!(
+                            self.ops.get(of.index()),
+                            Some(Op::List { .. } | Op::Tuple { .. } | Op::Map { .. })
+                        )
                 }
                 Op::Object { attrs } => {
                     span_ok(attrs, self.attrs.len())
@@ -358,6 +457,14 @@ impl fmt::Display for Program {
                         write!(f, ": {}", entry.op)?;
                     }
                     f.write_str(" }")?;
+                }
+                Op::Pick { of, picks } => {
+                    write!(f, "pick {of} ")?;
+                    match self.picks(picks) {
+                        Some(Picks::Indexes { indexes, .. }) => write!(f, "{indexes:?}")?,
+                        Some(Picks::Keys(keys)) => write!(f, "{keys:?}")?,
+                        None => f.write_str("?")?,
+                    }
                 }
             }
             writeln!(f)?;

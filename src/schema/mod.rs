@@ -5,7 +5,7 @@
 mod implied;
 mod json_tree;
 mod load;
-mod select;
+pub(crate) mod select;
 mod types;
 
 pub(crate) use load::schema_in_document;

@@ -4,11 +4,19 @@
 //! ends at. A program compiled for a selection ([`Program::select`](crate::Program::select))
 //! decodes only those parts and steps over the rest.
 //!
-//! The steps a path may take: an attribute (`.name`, or `["name"]` for any name), and `[*]`
-//! into every element of a list, set, map or tuple. A path that ends selects its whole
-//! subtree. Picking single elements (`[0]`, `["key"]` of a map) and stepping inside a
-//! `dynamic` value (whose type comes with the value) are not supported yet: such a path is
-//! an error naming it.
+//! The steps a path may take: an attribute (`.name`, or `["name"]` for any name); `[*]` into
+//! every element of a list, set, map or tuple; `[N]` into element `N` of a list or tuple; and
+//! `["key"]` (or `.key`) into the entry `key` of a map. A path that ends selects its whole
+//! subtree.
+//!
+//! What a projection keeps of a collection: every element when a path takes `[*]` into it,
+//! else the elements the paths pick (those the value has), in their order — so a list picked
+//! at `[2]` is a list of at most one element, and a map picked at `["Name"]` a map of at most
+//! one entry. A list's or map's elements share one type, so each kept element is projected on
+//! every path that steps into the collection; a tuple's element `N` on the paths through
+//! `[*]` and `[N]`, and a tuple's projected type has only the elements kept. Sets have no
+//! order: their elements are only selected with `[*]`. Stepping inside a `dynamic` value
+//! (whose type comes with the value) is not supported yet: such a path is an error naming it.
 
 use std::fmt;
 
@@ -22,7 +30,7 @@ enum SelectStep {
     Attr(String),
     /// Every element of a collection or tuple: `[*]`.
     Every,
-    /// One element (`[3]`): parsed, not yet supported by [`Type::project`].
+    /// One element of a list or tuple: `[3]`.
     Index(u64),
 }
 
@@ -153,20 +161,83 @@ fn bracket(s: &str) -> Option<(SelectStep, &str)> {
 impl Type {
     /// The projection of this type on `selection`: each object keeps only the attributes a
     /// path goes through or ends at (with their optional markers), projected in turn; a
-    /// path's last step keeps its whole type. An empty selection projects nothing away (the
-    /// type itself). A path that names no attribute of the type, steps into a value that has
-    /// no parts, picks a single element or steps inside a `dynamic` value is an error naming
-    /// it. See [`Selection`].
+    /// tuple keeps only the elements picked (all with `[*]`); a path's last step keeps its
+    /// whole type. An empty selection projects nothing away (the type itself). A path that
+    /// names no attribute of the type, takes a step the value there does not have (an index
+    /// of a set or map, a key of a list, an element past a tuple's end), steps into a value
+    /// that has no parts or steps inside a `dynamic` value is an error naming it. See
+    /// [`Selection`].
     pub fn project(&self, selection: &Selection) -> Result<Type, SchemaError> {
+        Ok(self.shape(selection)?.to_type())
+    }
+
+    /// What a projection on `selection` keeps of this type: the projected type with the
+    /// elements each collection picks (the compiler's input for [`Program::select`]).
+    ///
+    /// [`Program::select`]: crate::Program::select
+    pub(crate) fn shape(&self, selection: &Selection) -> Result<Shape, SchemaError> {
         if selection.paths.is_empty() {
-            return Ok(self.clone());
+            return Ok(Shape::Whole(self.clone()));
         }
         let paths: Vec<Cursor<'_>> = selection
             .paths
             .iter()
             .map(|p| Cursor { path: p, at: 0 })
             .collect();
-        project(self, &paths)
+        shape(self, &paths)
+    }
+}
+
+/// What a projection keeps of a type: a type whose collections may keep only some elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// The whole value.
+    Whole(Type),
+    /// Some attributes of an object (sorted by name) and the optional ones among them.
+    Object {
+        attrs: Vec<(String, Shape)>,
+        optional: Vec<String>,
+    },
+    /// A list's elements: all, or those at `picks` (sorted, no repeats).
+    List {
+        elem: Box<Shape>,
+        picks: Option<Vec<u64>>,
+    },
+    /// A set's elements, all of them.
+    Set { elem: Box<Shape> },
+    /// A map's entries: all, or those whose key is in `picks` (sorted, no repeats).
+    Map {
+        elem: Box<Shape>,
+        picks: Option<Vec<String>>,
+    },
+    /// A tuple's elements: all (`picks` `None`, one shape per element), or the elements at
+    /// `picks` (sorted, no repeats; one shape per pick) of a tuple of `arity` elements.
+    Tuple {
+        elems: Vec<Shape>,
+        picks: Option<Vec<u64>>,
+        arity: usize,
+    },
+}
+
+impl Shape {
+    /// The type of the values a projection of this shape decodes.
+    pub(crate) fn to_type(&self) -> Type {
+        match self {
+            Shape::Whole(t) => t.clone(),
+            Shape::Object { attrs, optional } => {
+                let attrs = attrs.iter().map(|(n, s)| (n.clone(), s.to_type()));
+                let optional: Vec<&str> = optional.iter().map(String::as_str).collect();
+                match ObjectType::new(attrs, &optional) {
+                    Ok(o) => Type::Object(o),
+                    // (Names and markers come from an object type, so they are valid.)
+                    Err(_) => Type::Dynamic,
+                }
+            }
+            Shape::List { elem, .. } => Type::List(Box::new(elem.to_type())),
+            Shape::Set { elem } => Type::Set(Box::new(elem.to_type())),
+            Shape::Map { elem, .. } => Type::Map(Box::new(elem.to_type())),
+            Shape::Tuple { elems, .. } => Type::Tuple(elems.iter().map(Shape::to_type).collect()),
+        }
     }
 }
 
@@ -205,61 +276,41 @@ impl<'s> Cursor<'s> {
     }
 }
 
-/// `ty` projected on the rest of `paths`.
-fn project(ty: &Type, paths: &[Cursor<'_>]) -> Result<Type, SchemaError> {
+/// What the rest of `paths` keeps of `ty`.
+fn shape(ty: &Type, paths: &[Cursor<'_>]) -> Result<Shape, SchemaError> {
     if paths.iter().any(|p| p.next().is_none()) {
-        return Ok(ty.clone());
+        return Ok(Shape::Whole(ty.clone()));
     }
     match ty {
-        Type::Object(o) => {
-            let mut names: Vec<&str> = Vec::new();
+        Type::Object(o) => object(o, paths),
+        Type::List(elem) => {
+            let picks = picked(paths, |p| match p.next() {
+                Some(SelectStep::Every) => Ok(None),
+                Some(SelectStep::Index(i)) => Ok(Some(*i)),
+                _ => Err(p.error("the elements of a list are selected with [*] or [N]")),
+            })?;
+            let elem = Box::new(shape(elem, &advanced(paths))?);
+            Ok(Shape::List { elem, picks })
+        }
+        Type::Set(elem) => {
             for p in paths {
-                match p.next() {
-                    Some(SelectStep::Attr(name)) if o.get(name).is_some() => {
-                        if !names.contains(&name.as_str()) {
-                            names.push(name);
-                        }
-                    }
-                    Some(SelectStep::Attr(name)) => {
-                        return Err(p.error(format_args!("the object has no attribute {name:?}")))
-                    }
-                    _ => return Err(p.error("an object's parts are attributes")),
+                if p.next() != Some(&SelectStep::Every) {
+                    return Err(p.error("a set's elements have no order: select them with [*]"));
                 }
             }
-            let mut kept: Vec<(String, Type)> = Vec::with_capacity(names.len());
-            for name in names {
-                let rest: Vec<Cursor<'_>> = paths
-                    .iter()
-                    .filter(|p| matches!(p.next(), Some(SelectStep::Attr(n)) if n == name))
-                    .map(|p| p.advanced())
-                    .collect();
-                let attr_type = o.get(name).unwrap_or(&Type::Dynamic);
-                kept.push((name.to_string(), project(attr_type, &rest)?));
-            }
-            let optional: Vec<&str> = o
-                .optional()
-                .iter()
-                .map(String::as_str)
-                .filter(|n| kept.iter().any(|(k, _)| k == n))
-                .collect();
-            Ok(Type::Object(ObjectType::new(kept, &optional)?))
+            let elem = Box::new(shape(elem, &advanced(paths))?);
+            Ok(Shape::Set { elem })
         }
-        Type::List(elem) | Type::Set(elem) | Type::Map(elem) => {
-            let elem = Box::new(project(elem, &every(paths, ty)?)?);
-            Ok(match ty {
-                Type::List(_) => Type::List(elem),
-                Type::Set(_) => Type::Set(elem),
-                _ => Type::Map(elem),
-            })
+        Type::Map(elem) => {
+            let picks = picked(paths, |p| match p.next() {
+                Some(SelectStep::Every) => Ok(None),
+                Some(SelectStep::Attr(key)) => Ok(Some(key.clone())),
+                _ => Err(p.error("the entries of a map are selected with [*] or [\"key\"]")),
+            })?;
+            let elem = Box::new(shape(elem, &advanced(paths))?);
+            Ok(Shape::Map { elem, picks })
         }
-        Type::Tuple(elems) => {
-            let rest = every(paths, ty)?;
-            let elems = elems
-                .iter()
-                .map(|t| project(t, &rest))
-                .collect::<Result<_, _>>()?;
-            Ok(Type::Tuple(elems))
-        }
+        Type::Tuple(elems) => tuple(elems, paths),
         Type::Dynamic => Err(first(paths).error(
             "stepping inside a dynamic value is not supported yet (select the value whole)",
         )),
@@ -270,31 +321,111 @@ fn project(ty: &Type, paths: &[Cursor<'_>]) -> Result<Type, SchemaError> {
     }
 }
 
+fn object(o: &ObjectType, paths: &[Cursor<'_>]) -> Result<Shape, SchemaError> {
+    let mut names: Vec<&str> = Vec::new();
+    for p in paths {
+        match p.next() {
+            Some(SelectStep::Attr(name)) if o.get(name).is_some() => {
+                if !names.contains(&name.as_str()) {
+                    names.push(name);
+                }
+            }
+            Some(SelectStep::Attr(name)) => {
+                return Err(p.error(format_args!("the object has no attribute {name:?}")))
+            }
+            _ => return Err(p.error("an object's parts are attributes")),
+        }
+    }
+    names.sort_unstable();
+    let mut attrs: Vec<(String, Shape)> = Vec::with_capacity(names.len());
+    for name in names {
+        let rest: Vec<Cursor<'_>> = paths
+            .iter()
+            .filter(|p| matches!(p.next(), Some(SelectStep::Attr(n)) if n == name))
+            .map(|p| p.advanced())
+            .collect();
+        let attr_type = o.get(name).unwrap_or(&Type::Dynamic);
+        attrs.push((name.to_string(), shape(attr_type, &rest)?));
+    }
+    let optional: Vec<String> = o
+        .optional()
+        .iter()
+        .filter(|n| attrs.iter().any(|(k, _)| k == *n))
+        .cloned()
+        .collect();
+    Ok(Shape::Object { attrs, optional })
+}
+
+fn tuple(elems: &[Type], paths: &[Cursor<'_>]) -> Result<Shape, SchemaError> {
+    let arity = elems.len();
+    let picks = picked(paths, |p| match p.next() {
+        Some(SelectStep::Every) => Ok(None),
+        Some(SelectStep::Index(i)) if *i < arity as u64 => Ok(Some(*i)),
+        Some(SelectStep::Index(_)) => Err(p.error(format_args!(
+            "the tuple has {arity} element{}",
+            if arity == 1 { "" } else { "s" }
+        ))),
+        _ => Err(p.error("the elements of a tuple are selected with [*] or [N]")),
+    })?;
+    // Element `i` on the paths through `[*]` and through `[i]`.
+    let of = |i: usize| -> Vec<Cursor<'_>> {
+        paths
+            .iter()
+            .filter(|p| match p.next() {
+                Some(SelectStep::Index(j)) => *j == i as u64,
+                _ => true,
+            })
+            .map(|p| p.advanced())
+            .collect()
+    };
+    let kept: Vec<usize> = match &picks {
+        None => (0..arity).collect(),
+        Some(picks) => picks.iter().map(|&i| i as usize).collect(),
+    };
+    let shapes = kept
+        .into_iter()
+        .map(|i| match elems.get(i) {
+            Some(t) => shape(t, &of(i)),
+            None => Err(first(paths).error("no such tuple element")),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Shape::Tuple {
+        elems: shapes,
+        picks,
+        arity,
+    })
+}
+
+/// The elements `paths` pick, each path's step read by `step` (`None` for `[*]`): `None` when
+/// one takes `[*]` (every element), else the picks sorted, without repeats.
+fn picked<'s, K: Ord>(
+    paths: &[Cursor<'s>],
+    step: impl Fn(&Cursor<'s>) -> Result<Option<K>, SchemaError>,
+) -> Result<Option<Vec<K>>, SchemaError> {
+    let mut picks = Vec::new();
+    let mut every = false;
+    for p in paths {
+        match step(p)? {
+            Some(k) => picks.push(k),
+            None => every = true,
+        }
+    }
+    if every {
+        return Ok(None);
+    }
+    picks.sort_unstable();
+    picks.dedup();
+    Ok(Some(picks))
+}
+
+/// Every path, one step further.
+fn advanced<'s>(paths: &[Cursor<'s>]) -> Vec<Cursor<'s>> {
+    paths.iter().map(|p| p.advanced()).collect()
+}
+
 fn first<'s>(paths: &[Cursor<'s>]) -> Cursor<'s> {
     paths
         .first()
         .copied()
         .unwrap_or(Cursor { path: &[], at: 0 })
-}
-
-/// The paths after their `[*]` step (each must take one here).
-fn every<'s>(paths: &[Cursor<'s>], ty: &Type) -> Result<Vec<Cursor<'s>>, SchemaError> {
-    let kind = match ty {
-        Type::List(_) => "list",
-        Type::Set(_) => "set",
-        Type::Map(_) => "map",
-        _ => "tuple",
-    };
-    paths
-        .iter()
-        .map(|p| match p.next() {
-            Some(SelectStep::Every) => Ok(p.advanced()),
-            Some(SelectStep::Index(_)) => {
-                Err(p.error("picking one element is not supported yet: select [*]"))
-            }
-            _ => Err(p.error(format_args!(
-                "the elements of a {kind} are selected with [*]"
-            ))),
-        })
-        .collect()
 }

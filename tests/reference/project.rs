@@ -1,8 +1,9 @@
 //! The projection check (`Program::select`), shared by `tests/projection.rs` and the
 //! `projection` fuzz target: a generated type and value, encoded as MessagePack and (without
 //! unknowns) JSON in the encodings the input picks, decoded whole and through a projection on
-//! paths the input picks among the type's attribute paths; the projected value must equal the
-//! full value restricted to the projected type. Inputs changed by a byte the input picks too:
+//! paths the input picks among the type's selection paths (attributes, `[*]`, `[N]` and map
+//! keys); the projected value must equal the full value restricted to the paths, by a
+//! reference restriction of its own (`same_selected`). Inputs changed by a byte the input picks too:
 //! when the full decode still accepts them, the same must hold; when it does not, the
 //! projection must fail or decode (never panic).
 
@@ -13,23 +14,85 @@ use tfwire::{dump, Program, Type, Typed, Value};
 use super::encode;
 use super::gen::{self, Bytes, Source};
 
-/// Every attribute path of `ty` that `Type::project` takes: attributes, `[*]` through
-/// lists, sets and maps, stopping at tuples and dynamic values.
-pub fn attribute_paths(ty: &Type, prefix: &str, out: &mut Vec<String>) {
+/// One step of a reference selection path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// An object attribute.
+    Attr(String),
+    /// Every element of a collection or tuple: `[*]`.
+    Every,
+    /// One element of a list or tuple: `[N]`.
+    Index(u64),
+    /// One entry of a map: `["key"]`.
+    Key(String),
+}
+
+/// `path` in Terraform's notation.
+pub fn render(path: &[Step]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Attr(name) if is_identifier(name) => {
+                out.push('.');
+                out.push_str(name);
+            }
+            Step::Attr(name) | Step::Key(name) => {
+                out.push('[');
+                out.push_str(&serde_json::to_string(name).unwrap());
+                out.push(']');
+            }
+            Step::Every => out.push_str("[*]"),
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// The most paths [`selection_paths`] lists (a type's paths multiply with its nesting).
+const MAX_PATHS: usize = 4000;
+
+/// Paths into `ty` that `Type::project` takes, after `prefix`: attributes; `[*]` through
+/// lists, sets, maps and tuples (a tuple's only when its elements have one type); `[0]` and
+/// `[1]` of lists (the value may have fewer), each index of a tuple; `keys` of maps (the value may not have them). Stops at dynamic values.
+pub fn selection_paths(ty: &Type, prefix: &[Step], keys: &[&str], out: &mut Vec<Vec<Step>>) {
+    if out.len() >= MAX_PATHS {
+        return;
+    }
+    let step = |s: Step, t: &Type, out: &mut Vec<Vec<Step>>| {
+        let mut path = prefix.to_vec();
+        path.push(s);
+        if out.len() < MAX_PATHS {
+            out.push(path.clone());
+        }
+        selection_paths(t, &path, keys, out);
+    };
     match ty {
         Type::Object(o) => {
             for (name, t) in o.attrs() {
-                let step = if is_identifier(name) {
-                    format!("{prefix}.{name}")
-                } else {
-                    format!("{prefix}[{}]", serde_json::to_string(name).unwrap())
-                };
-                out.push(step.clone());
-                attribute_paths(t, &step, out);
+                step(Step::Attr(name.clone()), t, out);
             }
         }
-        Type::List(t) | Type::Set(t) | Type::Map(t) => {
-            attribute_paths(t, &format!("{prefix}[*]"), out)
+        Type::List(t) => {
+            // (`prefix[*]` alone is the same selection as `prefix`: not listed.)
+            selection_paths(t, &[prefix, &[Step::Every]].concat(), keys, out);
+            step(Step::Index(0), t, out);
+            step(Step::Index(1), t, out);
+        }
+        Type::Set(t) => selection_paths(t, &[prefix, &[Step::Every]].concat(), keys, out),
+        Type::Map(t) => {
+            selection_paths(t, &[prefix, &[Step::Every]].concat(), keys, out);
+            for k in keys {
+                step(Step::Key(k.to_string()), t, out);
+            }
+        }
+        Type::Tuple(ts) => {
+            for (i, t) in ts.iter().enumerate() {
+                step(Step::Index(i as u64), t, out);
+            }
+            // `[*]` goes on into every element: only where they have the same type.
+            if let Some(t) = ts.first().filter(|t| ts.iter().all(|u| u == *t)) {
+                selection_paths(t, &[prefix, &[Step::Every]].concat(), keys, out);
+            }
         }
         _ => {}
     }
@@ -123,6 +186,146 @@ pub fn same_restricted(ty: &Type, a: Typed<'_>, b: Typed<'_>, at: &str) -> Resul
     }
 }
 
+/// `b` (decoded by a projection on `paths`) equals `a` (the full value, of type `ty`)
+/// restricted to the paths: each object keeps the attributes a path names; a collection or
+/// tuple keeps every element when a path takes `[*]` into it, else the elements the paths
+/// pick that the value has, in order; a list's, set's or map's kept elements are restricted
+/// to every path into the collection, a tuple's element `i` to the paths through `[*]` and
+/// `[i]`; where a path ends, the value is kept whole. `at` is the path so far.
+pub fn same_selected<'v>(
+    ty: &Type,
+    paths: &[&[Step]],
+    a: Typed<'v>,
+    b: Typed<'v>,
+    at: &str,
+) -> Result<(), String> {
+    fn sub<'v>(v: &Value<'v>, t: Typed<'v>) -> Typed<'v> {
+        Typed::new(t.program, *v)
+    }
+    if paths.iter().any(|p| p.is_empty()) {
+        return same_restricted(ty, a, b, at);
+    }
+    let differ = |why: &str| {
+        Err(format!(
+            "at {at} ({ty}): {why}: full {} ≠ projected {}",
+            dump_of(a),
+            dump_of(b)
+        ))
+    };
+    let rest = |keep: &dyn Fn(&Step) -> bool| -> Vec<&[Step]> {
+        paths
+            .iter()
+            .filter(|p| keep(&p[0]))
+            .map(|p| &p[1..])
+            .collect()
+    };
+    let every = paths.iter().any(|p| p[0] == Step::Every);
+    match (ty, a.value, b.value) {
+        (Type::Object(o), Value::Object(_), Value::Object(_)) => {
+            let mut names: Vec<&str> = paths
+                .iter()
+                .map(|p| match &p[0] {
+                    Step::Attr(n) => n.as_str(),
+                    s => panic!("a step {s:?} into an object"),
+                })
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                let t = o.get(name).unwrap();
+                let (Some(x), Some(y)) = (a.attr(name), b.attr(name)) else {
+                    return differ(&format!("attribute {name:?} missing"));
+                };
+                let paths = rest(&|s| *s == Step::Attr(name.to_string()));
+                same_selected(t, &paths, x, y, &format!("{at}.{name}"))?;
+            }
+            Ok(())
+        }
+        (
+            Type::List(t) | Type::Set(t),
+            Value::List(x) | Value::Set(x),
+            Value::List(y) | Value::Set(y),
+        ) => {
+            let kept: Vec<usize> = match every {
+                true => (0..x.len()).collect(),
+                false => picked(paths, x.len()),
+            };
+            if kept.len() != y.len() {
+                return differ(&format!("{} elements kept, {} wanted", y.len(), kept.len()));
+            }
+            let paths = rest(&|_| true);
+            for (&i, q) in kept.iter().zip(y) {
+                same_selected(t, &paths, sub(&x[i], a), sub(q, b), &format!("{at}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Type::Map(t), Value::Map(x), Value::Map(y)) => {
+            let kept: Vec<&(&str, Value<'_>)> = x
+                .iter()
+                .filter(|(k, _)| every || paths.iter().any(|p| p[0] == Step::Key(k.to_string())))
+                .collect();
+            if kept.len() != y.len() {
+                return differ(&format!("{} entries kept, {} wanted", y.len(), kept.len()));
+            }
+            let paths = rest(&|_| true);
+            for ((k, p), (l, q)) in kept.into_iter().zip(y) {
+                if k != l {
+                    return differ(&format!("key {l:?} where {k:?} was wanted"));
+                }
+                same_selected(t, &paths, sub(p, a), sub(q, b), &format!("{at}[{k:?}]"))?;
+            }
+            Ok(())
+        }
+        (Type::Tuple(ts), Value::Tuple(x), Value::Tuple(y)) => {
+            let kept: Vec<usize> = match every {
+                true => (0..x.len()).collect(),
+                false => picked(paths, x.len()),
+            };
+            if kept.len() != y.len() {
+                return differ(&format!("{} elements kept, {} wanted", y.len(), kept.len()));
+            }
+            for (&i, q) in kept.iter().zip(y) {
+                let paths = rest(&|s| matches!(s, Step::Every) || *s == Step::Index(i as u64));
+                same_selected(
+                    &ts[i],
+                    &paths,
+                    sub(&x[i], a),
+                    sub(q, b),
+                    &format!("{at}[{i}]"),
+                )?;
+            }
+            Ok(())
+        }
+        // Null or unknown where a container is: the same.
+        (_, x, y)
+            if !matches!(
+                x,
+                Value::Object(_) | Value::List(_) | Value::Set(_) | Value::Map(_) | Value::Tuple(_)
+            ) =>
+        {
+            if x != y {
+                return differ("not the same");
+            }
+            Ok(())
+        }
+        _ => differ("not the same kind"),
+    }
+}
+
+/// The indexes below `len` the paths' `[N]` steps pick, sorted, without repeats.
+fn picked(paths: &[&[Step]], len: usize) -> Vec<usize> {
+    let mut kept: Vec<usize> = paths
+        .iter()
+        .filter_map(|p| match p[0] {
+            Step::Index(i) if (i as usize) < len => Some(i as usize),
+            _ => None,
+        })
+        .collect();
+    kept.sort_unstable();
+    kept.dedup();
+    kept
+}
+
 fn dump_of(t: Typed<'_>) -> String {
     format!("{:?}", t.value)
 }
@@ -136,19 +339,21 @@ pub fn projection(data: &[u8]) {
 
 /// [`projection`] of a given type and value.
 pub fn projection_of(s: &mut dyn Source, t: &Type, plan: &super::RV) {
+    let keys: Vec<&str> = (0..2).map(|_| *gen::pick(s, &gen::NAMES)).collect();
     let mut paths = Vec::new();
-    attribute_paths(t, "", &mut paths);
+    selection_paths(t, &[], &keys, &mut paths);
     if paths.is_empty() {
         return;
     }
-    let chosen: Vec<&str> = (0..1 + s.below(3))
-        .map(|_| paths[s.below(paths.len())].as_str())
+    let chosen: Vec<&[Step]> = (0..1 + s.below(3))
+        .map(|_| paths[s.below(paths.len())].as_slice())
         .collect();
+    let texts: Vec<String> = chosen.iter().map(|p| render(p)).collect();
     let full = Program::new(t).unwrap();
-    let selection = Selection::parse(&chosen).unwrap();
+    let selection = Selection::parse(&texts).unwrap();
     let program = full
         .select(&selection)
-        .unwrap_or_else(|e| panic!("{chosen:?} of {t}: {e}"));
+        .unwrap_or_else(|e| panic!("{texts:?} of {t}: {e}"));
     let mut inputs = vec![(true, encode::msgpack(s, t, plan))];
     if !super::has_unknown(plan) {
         inputs.push((false, encode::json(s, t, plan)));
@@ -174,10 +379,10 @@ pub fn projection_of(s: &mut dyn Source, t: &Type, plan: &super::RV) {
             continue;
         };
         let b = b.unwrap_or_else(|e| {
-            panic!("{chosen:?} of {t}: the full decode accepts, the projection fails: {e}\n input {bytes:02x?}")
+            panic!("{texts:?} of {t}: the full decode accepts, the projection fails: {e}\n input {bytes:02x?}")
         });
-        if let Err(e) = same_restricted(program.root_type(), full.typed(a), program.typed(b), "") {
-            panic!("{chosen:?} of {t}: {e}\n input {bytes:02x?}");
+        if let Err(e) = same_selected(t, &chosen, full.typed(a), program.typed(b), "") {
+            panic!("{texts:?} of {t}: {e}\n input {bytes:02x?}");
         }
     }
 }

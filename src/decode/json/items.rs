@@ -194,6 +194,7 @@ impl<'a> Decoder<'a> {
             (Op::Map { elem }, b'{') => self.map(prog, elem, at),
             (Op::Object { attrs }, b'{') => self.object(prog, op, attrs, at),
             (Op::Dynamic, b'{') => self.dynamic(at),
+            (Op::Pick { of, picks }, _) => self.pick(prog, of, picks, c, at),
             _ => self.coerce(code, c, at),
         }
     }
@@ -260,7 +261,7 @@ impl<'a> Decoder<'a> {
     /// A value of the wrong JSON kind for `code` (after validating that it starts like JSON).
     #[cold]
     #[inline(never)]
-    fn mismatch(&self, code: Op, c: u8, at: usize) -> Pending {
+    pub(super) fn mismatch(&self, code: Op, c: u8, at: usize) -> Pending {
         let found = match c {
             b'"' => "string",
             b'-' | b'0'..=b'9' => "number",
@@ -288,6 +289,8 @@ impl<'a> Decoder<'a> {
             Op::Tuple { .. } => (ErrorKind::TypeMismatch, "tuple (a JSON array)"),
             Op::Map { .. } => (ErrorKind::TypeMismatch, "map (a JSON object)"),
             Op::Object { .. } => (ErrorKind::TypeMismatch, "object (a JSON object)"),
+            // (`pick` reports a mismatch with its collection's op.)
+            Op::Pick { .. } => (ErrorKind::TypeMismatch, "a collection"),
             Op::Dynamic => (
                 ErrorKind::InvalidDynamic,
                 "a dynamic value {\"type\": T, \"value\": V}",

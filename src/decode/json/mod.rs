@@ -22,6 +22,7 @@ mod dynamic;
 mod extent;
 mod items;
 mod number;
+mod picks;
 mod scan;
 mod simd;
 mod skip;

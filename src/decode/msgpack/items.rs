@@ -123,13 +123,14 @@ impl<'a> Decoder<'a> {
         at: usize,
     ) -> Result<Value<'a>, Pending> {
         match code {
-            _ if is_ext(m) => self.unknown(code, at),
+            _ if is_ext(m) => self.unknown(prog.resolve(code), at),
             Op::List { elem, items } => self.seq(prog, elem, items, false, m, at),
             Op::Set { elem, items } => self.seq(prog, elem, items, true, m, at),
             Op::Tuple { elems } => self.tuple(prog, elems, m, at),
             Op::Map { elem } => self.map(prog, elem, m, at),
             Op::Object { attrs } => self.object(prog, op, attrs, m, at),
             Op::Dynamic => self.dynamic(m, at),
+            Op::Pick { of, picks } => self.pick(prog, of, picks, m, at),
             Op::String | Op::Number | Op::Bool => self.absent(code, m, at, "container"),
         }
     }

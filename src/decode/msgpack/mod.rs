@@ -13,6 +13,7 @@
 //! path (cold code).
 
 mod items;
+mod picks;
 mod projected;
 pub(crate) mod reader;
 mod refine;
