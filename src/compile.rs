@@ -15,7 +15,9 @@ use rustc_hash::FxHashMap;
 use crate::error::SchemaError;
 use crate::program::dyncache::DynCache;
 use crate::program::key::AttrEntry;
-use crate::program::{Code, ItemLimits, ItemsId, Op, OpId, PickId, Picks, Program, Span};
+use crate::program::{
+    Code, ItemLimits, ItemsId, Op, OpId, PickId, Picks, Program, SelectionId, Span,
+};
 use crate::schema::select::Shape;
 use crate::schema::{
     Block, NestingMode, ObjectType, SchemaSelector, SchemaSource, Selection, Type,
@@ -180,6 +182,7 @@ impl<'t> Compiler<'t> {
                     projected: false,
                     item_limits: vec![ItemLimits::default()],
                     picks: Vec::new(),
+                    selections: Vec::new(),
                 },
                 dyn_cache: DynCache::default(),
             },
@@ -366,7 +369,17 @@ impl<'t> Compiler<'t> {
                     None => of,
                 }
             }
+            Shape::Dynamic(selection) => self.dynamic_select(selection),
         }
+    }
+
+    /// The op of a dynamic value with `selection` inside it.
+    fn dynamic_select(&mut self, selection: &Selection) -> OpId {
+        let table = &mut self.program.code.selections;
+        let id = SelectionId(u32::try_from(table.len()).expect("fewer than 2^32 selections"));
+        table.push(selection.clone());
+        let op = Op::DynamicSelect { selection: id };
+        self.push(Key::Leaf(op), op)
     }
 
     /// A pick op over the collection op `of`, keeping `picks`.

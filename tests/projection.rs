@@ -60,6 +60,11 @@ fn projected_types() {
             r#"["object",{"a b":["object",{"d":"string"}]}]"#,
         ),
         (&["meta"], r#"["object",{"meta":"dynamic"}]"#),
+        // Inside a dynamic value, paths are the value's business: it stays dynamic.
+        (
+            &["meta.x[0]", "id"],
+            r#"["object",{"id":"string","meta":"dynamic"}]"#,
+        ),
         // Picks: a list and a map keep their type; a tuple keeps the elements picked.
         (
             &["ebs[1].id", r#"tags["Name"]"#, "tags.Env"],
@@ -121,11 +126,6 @@ fn selection_errors() {
         (
             "pair.a",
             "selection .pair.a: at .pair: the elements of a tuple are selected with [*] or [N]",
-        ),
-        (
-            "meta.x",
-            "selection .meta.x: at .meta: stepping inside a dynamic value is not supported yet \
-             (select the value whole)",
         ),
         ("id.x", "selection .id.x: at .id: a string has no parts"),
         (
@@ -356,5 +356,59 @@ fn picks_keep_their_elements_and_check_the_rest() {
         (e.kind(), e.path(), e.offset()),
         (tfwire::ErrorKind::InvalidUtf8, ".ebs[0]", Some(6)),
         "{e}"
+    );
+}
+
+/// Paths inside a dynamic value select by the type it comes with (after go-cty's
+/// read-through of nested wrappers): its type projected on the paths it has, null when it has
+/// none, a null or unknown value kept; both encodings.
+#[test]
+fn paths_inside_dynamic_values_select_by_their_type() {
+    let full = Program::from_type_json(INSTANCE).unwrap();
+    let bump = Bump::new();
+    let input = br#"{"id":"i-1","meta":{"value":{"x":{"value":[{"k":"v","n":2},{"k":"w","n":3}],
+        "type":["list",["object",{"k":"string","n":"number"}]]},"y":"z"},
+        "type":["object",{"x":"dynamic","y":"string"}]}}"#;
+    let mut msgpack = Vec::new();
+    full.encode_msgpack(full.decode_json(input, &bump).unwrap(), &mut msgpack)
+        .unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["meta.x[1].k"],
+            r#"{"meta":{"type":["object",{"x":["list",["object",{"k":"string"}]]}],"value":{"x":[{"k":"w"}]}}}"#,
+        ),
+        (
+            &["meta.x[*].n", "meta.y", "id"],
+            r#"{"id":"i-1","meta":{"type":["object",{"x":["list",["object",{"n":"number"}]],"y":"string"}],"value":{"x":[{"n":2},{"n":3}],"y":"z"}}}"#,
+        ),
+        // A path the value's type lacks selects nothing; with none left, null.
+        (
+            &["meta.y", "meta.nope", "meta.x.k"],
+            r#"{"meta":{"type":["object",{"y":"string"}],"value":{"y":"z"}}}"#,
+        ),
+        (&["meta.nope"], r#"{"meta":null}"#),
+    ];
+    for (paths, want) in cases {
+        let program = full.select(&Selection::parse(*paths).unwrap()).unwrap();
+        let value = program.decode_json(input, &bump).unwrap();
+        assert_eq!(
+            dump::to_string(&program, value).unwrap(),
+            *want,
+            "{paths:?}"
+        );
+        let value = program.decode_msgpack(&msgpack, &bump).unwrap();
+        assert_eq!(
+            dump::to_string(&program, value).unwrap(),
+            *want,
+            "{paths:?}"
+        );
+    }
+    // A typed null is kept as it is.
+    let program = full.select(&Selection::parse(["meta.x"]).unwrap()).unwrap();
+    let null = br#"{"meta":{"value":null,"type":["object",{"x":"string"}]}}"#;
+    let value = program.decode_json(null, &bump).unwrap();
+    assert_eq!(
+        dump::to_string(&program, value).unwrap(),
+        r#"{"meta":null}"#
     );
 }

@@ -484,5 +484,6 @@ pub(super) fn expected(code: Op) -> String {
         Op::Object { attrs } => format!("an object of {} attributes", attrs.len),
         // (Builders see ops through `op_type`, which resolves picks.)
         Op::Pick { .. } => "a projected collection".into(),
+        Op::DynamicSelect { .. } => "a dynamic value".into(),
     }
 }

@@ -371,7 +371,7 @@ fn wholly_known(p: &Program, op: OpId, v: Value<'_>) -> bool {
 /// Whether the type of op `op` holds `dynamic`.
 fn has_dynamic(p: &Program, op: OpId) -> bool {
     match p.op_type(op) {
-        Op::Dynamic => true,
+        Op::Dynamic | Op::DynamicSelect { .. } => true,
         Op::String | Op::Number | Op::Bool => false,
         Op::List { elem, .. } | Op::Set { elem, .. } | Op::Map { elem } => has_dynamic(p, elem),
         Op::Pick { of, .. } => has_dynamic(p, of),

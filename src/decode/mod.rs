@@ -18,6 +18,7 @@ mod common;
 pub(crate) mod json;
 pub(crate) mod msgpack;
 mod read_through;
+mod restrict;
 mod slots;
 
 /// The length of the JSON value at the start of `input` (whitespace before it counted),

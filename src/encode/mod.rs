@@ -57,6 +57,7 @@ impl EncodeError {
             Op::Object { .. } => "an object of this program",
             // (The encoders see ops through `op_type`, which resolves picks.)
             Op::Pick { .. } => "a projected collection",
+            Op::DynamicSelect { .. } => "a dynamic wrapper",
         };
         let found = match v {
             Value::Null => "null",

@@ -107,7 +107,17 @@ pub(crate) enum Op {
         of: OpId,
         picks: PickId,
     },
+    /// A projection's `dynamic` value with paths inside it ([`Program::select`]): decoded
+    /// whole, then restricted to the paths its own type has (`decode/restrict.rs`). A value
+    /// of it looks like `dynamic`'s ([`Program::op_type`]).
+    DynamicSelect {
+        selection: SelectionId,
+    },
 }
+
+/// Index of a [`Op::DynamicSelect`]'s paths in the program's side table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct SelectionId(pub(crate) u32);
 
 /// Index of a pick's [`Picks`] in the program's side table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -193,6 +203,8 @@ pub(crate) struct Code {
     pub(crate) item_limits: Vec<ItemLimits>,
     /// What each [`Op::Pick`] keeps, indexed by [`PickId`].
     pub(crate) picks: Vec<Picks>,
+    /// The paths inside each [`Op::DynamicSelect`], indexed by [`SelectionId`].
+    pub(crate) selections: Vec<crate::schema::Selection>,
     pub(crate) root: OpId,
     pub(crate) root_type: Type,
     /// `root_type` as go-cty's compact type JSON (what the encoders write in dynamic
@@ -286,6 +298,7 @@ impl Program {
     pub(crate) fn resolve(&self, code: Op) -> Op {
         match code {
             Op::Pick { of, .. } => self.op(of),
+            Op::DynamicSelect { .. } => Op::Dynamic,
             code => code,
         }
     }
@@ -294,6 +307,12 @@ impl Program {
     /// from elsewhere, which keeps nothing).
     pub(crate) fn picks(&self, id: PickId) -> Option<&Picks> {
         self.code.picks.get(id.0 as usize)
+    }
+
+    /// The paths inside the dynamic values of [`Op::DynamicSelect`] `id` (validated in
+    /// range: `None` only for an id from elsewhere).
+    pub(crate) fn selection(&self, id: SelectionId) -> Option<&crate::schema::Selection> {
+        self.code.selections.get(id.0 as usize)
     }
 
     /// The item limits `id` of a LIST/SET op of this program.
@@ -374,6 +393,7 @@ impl Code {
                             Some(Op::List { .. } | Op::Tuple { .. } | Op::Map { .. })
                         )
                 }
+                Op::DynamicSelect { selection } => (selection.0 as usize) < self.selections.len(),
                 Op::Object { attrs } => {
                     span_ok(attrs, self.attrs.len())
                         && span_ok(attrs, self.attr_names.len())
@@ -458,6 +478,10 @@ impl fmt::Display for Program {
                     }
                     f.write_str(" }")?;
                 }
+                Op::DynamicSelect { selection } => match self.selection(selection) {
+                    Some(s) => write!(f, "dynamic select {s}")?,
+                    None => f.write_str("dynamic select ?")?,
+                },
                 Op::Pick { of, picks } => {
                     write!(f, "pick {of} ")?;
                     match self.picks(picks) {

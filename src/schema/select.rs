@@ -15,8 +15,14 @@
 //! one entry. A list's or map's elements share one type, so each kept element is projected on
 //! every path that steps into the collection; a tuple's element `N` on the paths through
 //! `[*]` and `[N]`, and a tuple's projected type has only the elements kept. Sets have no
-//! order: their elements are only selected with `[*]`. Stepping inside a `dynamic` value
-//! (whose type comes with the value) is not supported yet: such a path is an error naming it.
+//! order: their elements are only selected with `[*]`.
+//!
+//! A path may go on inside a `dynamic` value, whose type comes with the value: there it
+//! selects by that type (after go-cty's read-through of nested wrappers), and a path the
+//! type does not have selects nothing (no error: each value may have another type). A
+//! dynamic value is decoded whole, then restricted to the paths its type has, and keeps its
+//! type projected on them; one whose type has none of its paths is null. (A null or unknown
+//! dynamic value has no parts: it is kept as it is.)
 
 use std::fmt;
 
@@ -74,6 +80,40 @@ impl Selection {
     /// No paths: nothing is selected.
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty()
+    }
+
+    /// The paths that `ty` has (the selection inside a `dynamic` value, whose type comes with
+    /// it): each step names a part of the type — an attribute the object has, `[*]` into a
+    /// collection (into a tuple only when every element has the rest), `[N]` into a list or
+    /// into a tuple that long, `["key"]` into a map — or reaches a `dynamic` value.
+    pub(crate) fn applicable_to(&self, ty: &Type) -> Selection {
+        let paths = self
+            .paths
+            .iter()
+            .filter(|p| applies(p, ty))
+            .cloned()
+            .collect();
+        Selection { paths }
+    }
+}
+
+/// Whether `ty` has the path `steps` (see [`Selection::applicable_to`]).
+fn applies(steps: &[SelectStep], ty: &Type) -> bool {
+    let Some((step, rest)) = steps.split_first() else {
+        return true;
+    };
+    match (ty, step) {
+        (Type::Dynamic, _) => true,
+        (Type::Object(o), SelectStep::Attr(name)) => o.get(name).is_some_and(|t| applies(rest, t)),
+        (Type::List(t), SelectStep::Every | SelectStep::Index(_))
+        | (Type::Set(t), SelectStep::Every)
+        | (Type::Map(t), SelectStep::Every | SelectStep::Attr(_)) => applies(rest, t),
+        (Type::Tuple(ts), SelectStep::Every) => ts.iter().all(|t| applies(rest, t)),
+        (Type::Tuple(ts), SelectStep::Index(i)) => usize::try_from(*i)
+            .ok()
+            .and_then(|i| ts.get(i))
+            .is_some_and(|t| applies(rest, t)),
+        _ => false,
     }
 }
 
@@ -164,9 +204,9 @@ impl Type {
     /// tuple keeps only the elements picked (all with `[*]`); a path's last step keeps its
     /// whole type. An empty selection projects nothing away (the type itself). A path that
     /// names no attribute of the type, takes a step the value there does not have (an index
-    /// of a set or map, a key of a list, an element past a tuple's end), steps into a value
-    /// that has no parts or steps inside a `dynamic` value is an error naming it. See
-    /// [`Selection`].
+    /// of a set or map, a key of a list, an element past a tuple's end) or steps into a value
+    /// that has no parts is an error naming it; a `dynamic` value stays `dynamic`, whatever
+    /// paths go on inside it. See [`Selection`].
     pub fn project(&self, selection: &Selection) -> Result<Type, SchemaError> {
         Ok(self.shape(selection)?.to_type())
     }
@@ -210,6 +250,8 @@ pub(crate) enum Shape {
         elem: Box<Shape>,
         picks: Option<Vec<String>>,
     },
+    /// A `dynamic` value and the paths inside it, which apply to the type it comes with.
+    Dynamic(Selection),
     /// A tuple's elements: all (`picks` `None`, one shape per element), or the elements at
     /// `picks` (sorted, no repeats; one shape per pick) of a tuple of `arity` elements.
     Tuple {
@@ -237,6 +279,7 @@ impl Shape {
             Shape::Set { elem } => Type::Set(Box::new(elem.to_type())),
             Shape::Map { elem, .. } => Type::Map(Box::new(elem.to_type())),
             Shape::Tuple { elems, .. } => Type::Tuple(elems.iter().map(Shape::to_type).collect()),
+            Shape::Dynamic(_) => Type::Dynamic,
         }
     }
 }
@@ -311,9 +354,15 @@ fn shape(ty: &Type, paths: &[Cursor<'_>]) -> Result<Shape, SchemaError> {
             Ok(Shape::Map { elem, picks })
         }
         Type::Tuple(elems) => tuple(elems, paths),
-        Type::Dynamic => Err(first(paths).error(
-            "stepping inside a dynamic value is not supported yet (select the value whole)",
-        )),
+        Type::Dynamic => {
+            let mut paths: Vec<Vec<SelectStep>> = paths
+                .iter()
+                .map(|p| p.path.get(p.at..).unwrap_or_default().to_vec())
+                .collect();
+            paths.sort_unstable();
+            paths.dedup();
+            Ok(Shape::Dynamic(Selection { paths }))
+        }
         Type::Bool | Type::Number | Type::String => {
             let name = ty.to_string();
             Err(first(paths).error(format_args!("a {} has no parts", name.trim_matches('"'))))

@@ -94,7 +94,43 @@ pub fn selection_paths(ty: &Type, prefix: &[Step], keys: &[&str], out: &mut Vec<
                 selection_paths(t, &[prefix, &[Step::Every]].concat(), keys, out);
             }
         }
+        // Inside a dynamic value the type comes with the value: steps it may or may not have.
+        Type::Dynamic => {
+            let inside = [
+                vec![Step::Attr(keys[0].to_string())],
+                vec![Step::Attr(keys[1].to_string()), Step::Every],
+                vec![Step::Index(0)],
+                vec![Step::Index(1), Step::Every],
+                vec![Step::Every, Step::Attr(keys[0].to_string())],
+                vec![Step::Key(keys[1].to_string())],
+            ];
+            for steps in inside {
+                if out.len() < MAX_PATHS {
+                    out.push([prefix, &steps].concat());
+                }
+            }
+        }
         _ => {}
+    }
+}
+
+/// Whether `ty` has the path `steps`, as a dynamic value's type must for a path inside it to
+/// select: attributes it has, `[*]` into a collection (into a tuple when every element has the
+/// rest), `[N]` into a list or a tuple that long, a key (`["k"]`, or an attribute step) into a
+/// map; a `dynamic` position has every path.
+pub fn has_path(ty: &Type, steps: &[Step]) -> bool {
+    let Some((step, rest)) = steps.split_first() else {
+        return true;
+    };
+    match (ty, step) {
+        (Type::Dynamic, _) => true,
+        (Type::Object(o), Step::Attr(n)) => o.get(n).is_some_and(|t| has_path(t, rest)),
+        (Type::List(t), Step::Every | Step::Index(_))
+        | (Type::Set(t), Step::Every)
+        | (Type::Map(t), Step::Every | Step::Key(_) | Step::Attr(_)) => has_path(t, rest),
+        (Type::Tuple(ts), Step::Every) => ts.iter().all(|t| has_path(t, rest)),
+        (Type::Tuple(ts), Step::Index(i)) => ts.get(*i as usize).is_some_and(|t| has_path(t, rest)),
+        _ => false,
     }
 }
 
@@ -219,6 +255,23 @@ pub fn same_selected<'v>(
             .map(|p| &p[1..])
             .collect()
     };
+    // Inside a dynamic value (`Typed` has crossed into it: its concrete value with its own
+    // program): that type, and the paths it has; null when it has none.
+    if *ty == Type::Dynamic {
+        if matches!(a.value, Value::Null | Value::Unknown(_)) {
+            return match a.value == b.value {
+                true => Ok(()),
+                false => differ("not the same"),
+            };
+        }
+        let t = a.program.root_type();
+        let kept: Vec<&[Step]> = paths.iter().copied().filter(|p| has_path(t, p)).collect();
+        return match (kept.is_empty(), b.value) {
+            (true, Value::Null) => Ok(()),
+            (false, _) => same_selected(t, &kept, a, b, at),
+            _ => differ("not null, where the value's type has none of the paths"),
+        };
+    }
     let every = paths.iter().any(|p| p[0] == Step::Every);
     match (ty, a.value, b.value) {
         (Type::Object(o), Value::Object(_), Value::Object(_)) => {
@@ -262,7 +315,12 @@ pub fn same_selected<'v>(
         (Type::Map(t), Value::Map(x), Value::Map(y)) => {
             let kept: Vec<&(&str, Value<'_>)> = x
                 .iter()
-                .filter(|(k, _)| every || paths.iter().any(|p| p[0] == Step::Key(k.to_string())))
+                .filter(|(k, _)| {
+                    every
+                        || paths
+                            .iter()
+                            .any(|p| matches!(&p[0], Step::Key(q) | Step::Attr(q) if q == k))
+                })
                 .collect();
             if kept.len() != y.len() {
                 return differ(&format!("{} entries kept, {} wanted", y.len(), kept.len()));

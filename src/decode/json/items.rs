@@ -10,6 +10,7 @@ use super::skip::skip;
 use super::string::{scan_string, string_body, ESCAPED, NON_ASCII};
 use super::Decoder;
 use crate::decode::common::{find_name, AttrTable, Pending};
+use crate::decode::restrict::restrict_dynamic;
 use crate::decode::slots::Slots;
 use crate::error::ErrorKind;
 use crate::number::is_valid_decimal;
@@ -195,6 +196,12 @@ impl<'a> Decoder<'a> {
             (Op::Object { attrs }, b'{') => self.object(prog, op, attrs, at),
             (Op::Dynamic, b'{') => self.dynamic(at),
             (Op::Pick { of, picks }, _) => self.pick(prog, of, picks, c, at),
+            (Op::DynamicSelect { selection }, b'{') => {
+                let value = self.dynamic(at)?;
+                let max_types = self.options.limits.max_dynamic_types;
+                restrict_dynamic(self.root, self.bump, prog, selection, value, max_types)
+                    .map_err(|(kind, msg)| Pending::new(kind, at, msg))
+            }
             _ => self.coerce(code, c, at),
         }
     }
@@ -291,7 +298,7 @@ impl<'a> Decoder<'a> {
             Op::Object { .. } => (ErrorKind::TypeMismatch, "object (a JSON object)"),
             // (`pick` reports a mismatch with its collection's op.)
             Op::Pick { .. } => (ErrorKind::TypeMismatch, "a collection"),
-            Op::Dynamic => (
+            Op::Dynamic | Op::DynamicSelect { .. } => (
                 ErrorKind::InvalidDynamic,
                 "a dynamic value {\"type\": T, \"value\": V}",
             ),

@@ -7,6 +7,7 @@ use super::Decoder;
 use crate::bytes::{first, is_ascii, is_plain_decimal, non_ascii_mask, BLOCK};
 use crate::decode::common::Pending;
 use crate::decode::read_through::dynamic_program;
+use crate::decode::restrict::restrict_dynamic;
 use crate::error::ErrorKind;
 use crate::number::is_valid_decimal;
 use crate::program::dyncache::Lookup;
@@ -131,6 +132,12 @@ impl<'a> Decoder<'a> {
             Op::Object { attrs } => self.object(prog, op, attrs, m, at),
             Op::Dynamic => self.dynamic(m, at),
             Op::Pick { of, picks } => self.pick(prog, of, picks, m, at),
+            Op::DynamicSelect { selection } => {
+                let value = self.dynamic(m, at)?;
+                let max_types = self.options.limits.max_dynamic_types;
+                restrict_dynamic(self.root, self.bump, prog, selection, value, max_types)
+                    .map_err(|(kind, msg)| Pending::new(kind, at, msg))
+            }
             Op::String | Op::Number | Op::Bool => self.absent(code, m, at, "container"),
         }
     }
