@@ -152,6 +152,7 @@ pub use crate::serde::{
     TypedDeserializer, UnknownAs,
 };
 pub use build::{BuildError, Builder, Part};
+pub use decode::visit::{Container, Encoding, Visitor};
 pub use decode::{skip_json, skip_msgpack};
 pub use encode::{EncodeError, JsonEncoder, MsgpackEncoder};
 pub use error::{Category, DecodeError, ErrorKind, SchemaError};

@@ -31,6 +31,8 @@ fn replay(target: &str, data: &[u8]) {
             check::fixed(&Program::from_schema_json(&text).unwrap(), f, data);
         }
         "roundtrip" => check::roundtrip(data),
+        "projection" => reference::project::projection(data),
+        "visit" => reference::visit::visit(data),
         "stream_chunks" => check::stream_chunks(data),
         "type_json" => check::type_json(data),
         "schema_doc" => check::schema_doc(data),

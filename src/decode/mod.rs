@@ -20,6 +20,7 @@ pub(crate) mod msgpack;
 mod read_through;
 mod restrict;
 mod slots;
+pub(crate) mod visit;
 
 /// The length of the JSON value at the start of `input` (whitespace before it counted),
 /// checked as a decode checks what it steps over: the grammar serde_json accepts, every

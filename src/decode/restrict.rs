@@ -52,6 +52,26 @@ pub(crate) fn restrict_dynamic<'a>(
     })))
 }
 
+/// The program that visits a dynamic value of program `sub` at the [`Op::DynamicSelect`]
+/// `selection` of `prog`: `sub` projected on the paths its type has, or `None` when it has
+/// none (the visitors read the wrapper's type as it is written, without read-through).
+pub(crate) fn visit_selection<'a>(
+    root: &'a Program,
+    prog: &'a Program,
+    selection: SelectionId,
+    sub: &'a Program,
+    max_types: u32,
+) -> Result<Option<&'a Program>, (ErrorKind, String)> {
+    let Some(selection) = prog.selection(selection) else {
+        return Err(internal("a selection outside the program"));
+    };
+    let selection = selection.applicable_to(&sub.code.root_type);
+    if selection.is_empty() {
+        return Ok(None);
+    }
+    projection(root, sub, &selection, max_types).map(Some)
+}
+
 /// The projection of `program` (a dynamic value's) on `selection` (paths its type has), from
 /// the root program's dynamic-type cache: keyed by the selection and the type JSON (a key no
 /// type JSON has, as it starts with byte 0xff).

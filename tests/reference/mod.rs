@@ -25,6 +25,7 @@ pub mod num;
 pub mod project;
 pub mod schemas;
 pub mod state;
+pub mod visit;
 
 use tfwire::{ErrorKind, Limits, Number, Program, Type, Value};
 

@@ -12,7 +12,7 @@
 //!   embedded schema by the reference generator and encoders;
 //! - for `state_chunks`: the toy state and the Terraform-shaped states of
 //!   `fuzz/seeds/state_chunks/`, each behind two chunk-size bytes;
-//! - for `roundtrip` and `projection`: PRNG bytes.
+//! - for `roundtrip`, `projection` and `visit`: PRNG bytes.
 
 #[path = "../../../tests/reference/mod.rs"]
 mod reference;
@@ -180,6 +180,7 @@ fn main() {
         let b: Vec<u8> = (0..n).map(|_| rng.byte()).collect();
         out.put("roundtrip", &format!("rng-{j}"), &b);
         out.put("projection", &format!("rng-{j}"), &b);
+        out.put("visit", &format!("rng-{j}"), &b);
     }
     for t in [
         "\"string\"",

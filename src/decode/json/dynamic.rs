@@ -76,7 +76,7 @@ impl<'a> Decoder<'a> {
 
     /// Reads a wrapper's keys and type (the `{` at `at`): its type's program and how it ends,
     /// with `pos` at the value.
-    fn wrapper_header(&mut self, at: usize) -> Result<(&'a Program, DynEnd), Pending> {
+    pub(super) fn wrapper_header(&mut self, at: usize) -> Result<(&'a Program, DynEnd), Pending> {
         self.pos = at.wrapping_add(1);
         match self.dyn_key(at, None)? {
             DynKey::Type => {
@@ -110,7 +110,7 @@ impl<'a> Decoder<'a> {
 
     /// The wrapper (its `{` at `open`) has its value: reads the rest of it (type first), or
     /// jumps past it (value first).
-    fn wrapper_end(&mut self, end: DynEnd, open: usize) -> Result<(), Pending> {
+    pub(super) fn wrapper_end(&mut self, end: DynEnd, open: usize) -> Result<(), Pending> {
         match end {
             DynEnd::ValueFirst { value_end, resume } => {
                 if self.pos != value_end {

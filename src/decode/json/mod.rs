@@ -29,6 +29,7 @@ mod skip;
 mod string;
 mod token_skip;
 pub(crate) mod tokens;
+mod visit;
 
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
@@ -44,6 +45,7 @@ use crate::value::{Object, Value};
 use dynamic::TypeMemo;
 use extent::Memo;
 use scan::{bad_separator, ws};
+pub(crate) use visit::visit;
 
 /// Arena bytes of a value slot and of a map entry.
 const VALUE: usize = std::mem::size_of::<Value>();
@@ -74,20 +76,7 @@ pub(crate) fn decode_prefix<'a>(
     bump: &'a Bump,
     options: &DecodeOptions,
 ) -> Result<(Value<'a>, usize), DecodeError> {
-    let mut d = Decoder {
-        buf: input,
-        pos: 0,
-        bump,
-        root: program,
-        options: *options,
-        c: Counters::new(program, &options.limits),
-        seq: BumpVec::new_in(bump),
-        map: BumpVec::new_in(bump),
-        dyns: BumpVec::new_in(bump),
-        skip_stack: BumpVec::new_in(bump),
-        memo: Memo::new_in(bump),
-        types: TypeMemo::new(),
-    };
+    let mut d = Decoder::new(program, input, bump, options);
     let root = program.code.root;
     let value = d
         .value(program, program.op(root), root)
@@ -121,6 +110,29 @@ pub(super) struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
+    /// A decode of `input` under `program`, at its start.
+    fn new(
+        program: &'a Program,
+        input: &'a [u8],
+        bump: &'a Bump,
+        options: &DecodeOptions,
+    ) -> Decoder<'a> {
+        Decoder {
+            buf: input,
+            pos: 0,
+            bump,
+            root: program,
+            options: *options,
+            c: Counters::new(program, &options.limits),
+            seq: BumpVec::new_in(bump),
+            map: BumpVec::new_in(bump),
+            dyns: BumpVec::new_in(bump),
+            skip_stack: BumpVec::new_in(bump),
+            memo: Memo::new_in(bump),
+            types: TypeMemo::new(),
+        }
+    }
+
     /// Just after an opening bracket: true if an element follows, false (the `close` consumed)
     /// for an empty container. Leaves `pos` at the element.
     #[cfg_attr(not(debug_assertions), inline(always))]

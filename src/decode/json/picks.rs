@@ -38,7 +38,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// Steps over the element at `pos` (an error in it is the caller's to place).
-    fn skip_element(&mut self) -> Result<(), Pending> {
+    pub(super) fn skip_element(&mut self) -> Result<(), Pending> {
         let depth = self.c.skip_depth(0);
         let max_depth = self.options.limits.max_depth;
         self.pos = skip(self.buf, self.pos, &mut self.skip_stack, depth, max_depth)?;

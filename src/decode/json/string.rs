@@ -194,6 +194,35 @@ pub(super) fn string_body<'a>(
     }
 }
 
+/// The body `buf[start..end]` of a scanned string with escapes, unescaped into `out` (cleared
+/// first): the visitor's strings, which are not kept.
+pub(super) fn unescape_into(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    flags: u8,
+    out: &mut String,
+) -> Result<(), Pending> {
+    out.clear();
+    let Some(raw) = buf.get(start..end) else {
+        return Err(unterminated(start));
+    };
+    if flags & NON_ASCII != 0 {
+        utf8(raw, start)?;
+    }
+    let mut j = 0usize;
+    while let Some(k) = raw.get(j..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        let slash = j.wrapping_add(k);
+        // The run before the backslash: whole UTF-8 characters (a backslash is ASCII).
+        out.push_str(std::str::from_utf8(raw.get(j..slash).unwrap_or_default()).unwrap_or(""));
+        let (c, used) = escape(raw, slash, start)?;
+        out.push(c);
+        j = slash.wrapping_add(used);
+    }
+    out.push_str(std::str::from_utf8(raw.get(j..).unwrap_or_default()).unwrap_or(""));
+    Ok(())
+}
+
 /// Checks the string body `buf[start..end]` without building it (for skipped values).
 pub(super) fn check_string_body(
     buf: &[u8],

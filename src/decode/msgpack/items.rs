@@ -261,6 +261,18 @@ impl<'a> Decoder<'a> {
 
     /// An extension value: unknown. Code 12 with a payload of 2+ bytes carries refinements.
     fn unknown(&mut self, target_op: Op, at: usize) -> Result<Value<'a>, Pending> {
+        Ok(match self.unknown_refinements(target_op, at)? {
+            None => Value::Unknown(None),
+            Some(r) => Value::Unknown(Some(self.bump.alloc(r))),
+        })
+    }
+
+    /// An extension value (unknown): its refinements, if it has any.
+    pub(super) fn unknown_refinements(
+        &mut self,
+        target_op: Op,
+        at: usize,
+    ) -> Result<Option<crate::value::Refinements<'a>>, Pending> {
         let r = &mut self.r;
         let m = r.u8().ok_or_else(|| eof(at))?;
         let len = match m {
@@ -279,7 +291,7 @@ impl<'a> Decoder<'a> {
         let payload = self.take(len, at)?;
         self.unknowns = self.unknowns.saturating_add(1);
         if code != 12 || len <= 1 {
-            return Ok(Value::Unknown(None));
+            return Ok(None);
         }
         let max = self.options.limits.max_refinement_len;
         if len > max as usize {
@@ -295,8 +307,7 @@ impl<'a> Decoder<'a> {
             _ => Target::Other,
         };
         match refine::parse(payload, payload_at, target) {
-            Ok(None) => Ok(Value::Unknown(None)),
-            Ok(Some(r)) => Ok(Value::Unknown(Some(self.bump.alloc(r)))),
+            Ok(r) => Ok(r),
             Err(e) => Err(Pending::new(
                 ErrorKind::InvalidRefinement,
                 e.offset,
@@ -336,7 +347,7 @@ impl<'a> Decoder<'a> {
 
     /// Reads a wrapper's header and type JSON: the program of its type (compiled on first
     /// sight and cached in the root program).
-    fn wrapper_type(&mut self, m: u8, at: usize) -> Result<&'a Program, Pending> {
+    pub(super) fn wrapper_type(&mut self, m: u8, at: usize) -> Result<&'a Program, Pending> {
         let len = match m {
             0x90..=0x9f | 0xdc | 0xdd => self.array_len(m, at, "dynamic")?,
             _ => {

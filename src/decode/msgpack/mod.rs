@@ -17,6 +17,7 @@ mod picks;
 mod projected;
 pub(crate) mod reader;
 mod refine;
+mod visit;
 
 use bumpalo::Bump;
 
@@ -31,6 +32,7 @@ use crate::program::{DecodeOptions, ItemsId, Op, OpId, Program, Span};
 use crate::value::{Object, Value};
 use items::{eof, reserved_or, utf8};
 use reader::{is_str_or_bin, marker_name, Reader, SkipError};
+pub(crate) use visit::visit;
 
 /// Arena bytes of a value slot and of a map entry.
 pub(super) const VALUE: usize = std::mem::size_of::<Value>();
