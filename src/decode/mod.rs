@@ -189,3 +189,54 @@ impl Program {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bumpalo::Bump;
+
+    use crate::schema::Selection;
+    use crate::Program;
+
+    /// Picks of a list, a tuple and a map in both encodings (`json/picks.rs`,
+    /// `msgpack/picks.rs`, the executors' tuples): what they keep (a key the input repeats is
+    /// kept each time, and the DUMP writes the last, as go-cty keeps it), and an error in an
+    /// element stepped over at its path.
+    #[test]
+    fn picks_keep_the_picked_elements() {
+        let full = Program::from_type_json(
+            r#"["object",{"l":["list","string"],"t":["tuple",["bool","string","number"]],"m":["map","number"]}]"#,
+        )
+        .unwrap();
+        let program = full
+            .select(&Selection::parse(["l[1]", "l[5]", "t[2]", "t[0]", r#"m["k"]"#]).unwrap())
+            .unwrap();
+        let bump = Bump::new();
+        let input = br#"{"l":["a","b","c"],"t":[true,"x",7],"m":{"j":1,"k":2,"k":3}}"#;
+        let value = program.decode_json(input, &bump).unwrap();
+        assert_eq!(
+            crate::dump::to_string(&program, value).unwrap(),
+            r#"{"l":["b"],"m":{"k":3},"t":[true,7]}"#
+        );
+        let e = program
+            .decode_json(br#"{"l":["a",1,"\x"]}"#, &bump)
+            .unwrap_err();
+        assert_eq!((e.path(), e.offset()), (".l[2]", Some(13)), "{e}");
+
+        // {"l":["a","b","c"],"t":[true,"x",7],"m":{"j":1,"k":2,"k":3}}
+        let input = [
+            0x83, 0xa1, b'l', 0x93, 0xa1, b'a', 0xa1, b'b', 0xa1, b'c', 0xa1, b't', 0x93, 0xc3,
+            0xa1, b'x', 0x07, 0xa1, b'm', 0x83, 0xa1, b'j', 0x01, 0xa1, b'k', 0x02, 0xa1, b'k',
+            0x03,
+        ];
+        let value = program.decode_msgpack(&input, &bump).unwrap();
+        assert_eq!(
+            crate::dump::to_string(&program, value).unwrap(),
+            r#"{"l":["b"],"m":{"k":3},"t":[true,7]}"#
+        );
+        // The skipped `"a"`'s header claims more bytes than there are.
+        let e = program
+            .decode_msgpack(&[0x81, 0xa1, b'l', 0x92, 0xa5, b'a'], &bump)
+            .unwrap_err();
+        assert_eq!((e.path(), e.offset()), (".l[0]", Some(4)), "{e}");
+    }
+}

@@ -9,7 +9,7 @@ use bumpalo::Bump;
 
 use crate::error::ErrorKind;
 use crate::program::dyncache::Lookup;
-use crate::program::{Op, OpId, Picks, Program, SelectionId};
+use crate::program::{tuple_element, Op, OpId, Program, SelectionId};
 use crate::schema::{Selection, Type};
 use crate::value::{Dynamic, Object, Value};
 
@@ -52,16 +52,22 @@ pub(crate) fn restrict_dynamic<'a>(
     })))
 }
 
-/// The program that visits a dynamic value of program `sub` at the [`Op::DynamicSelect`]
-/// `selection` of `prog`: `sub` projected on the paths its type has, or `None` when it has
-/// none (the visitors read the wrapper's type as it is written, without read-through).
-pub(crate) fn visit_selection<'a>(
+/// The program that visits a dynamic value of program `sub` (`whole`: its value is null or
+/// unknown, and has no parts to select) at a dynamic op of `prog` (with `selection` for an
+/// [`Op::DynamicSelect`]): `sub` itself, or projected on the paths its type has, or `None`
+/// when it has none (the visitors read the wrapper's type as it is written, without
+/// read-through).
+pub(crate) fn visit_program<'a>(
     root: &'a Program,
     prog: &'a Program,
-    selection: SelectionId,
+    selection: Option<SelectionId>,
     sub: &'a Program,
+    whole: bool,
     max_types: u32,
 ) -> Result<Option<&'a Program>, (ErrorKind, String)> {
+    let Some(selection) = selection.filter(|_| !whole) else {
+        return Ok(Some(sub));
+    };
     let Some(selection) = prog.selection(selection) else {
         return Err(internal("a selection outside the program"));
     };
@@ -145,8 +151,8 @@ fn restrict<'a>(
                         .get(elems.range())
                         .unwrap_or_default();
                     let mut out = Vec::with_capacity(ops.len());
-                    for (i, (t, x)) in ts.iter().zip(vs.iter()).enumerate() {
-                        if let Some(&o) = picked_op(picks, i, ops) {
+                    for (i, (t, x)) in (0u32..).zip(ts.iter().zip(vs.iter())) {
+                        if let Some(o) = tuple_element(Some(picks), ops, i) {
                             out.push(go(t, o, *x)?);
                         }
                     }
@@ -201,11 +207,6 @@ fn restrict<'a>(
         // Scalars, nulls, unknowns, and dynamic values kept whole (they carry their program).
         _ => v,
     })
-}
-
-/// The op of tuple element `i` when `picks` picks it (`ops` has one per pick).
-fn picked_op<'o>(picks: &Picks, i: usize, ops: &'o [OpId]) -> Option<&'o OpId> {
-    picks.index_position(i as u64).and_then(|k| ops.get(k))
 }
 
 /// An inconsistency between a projection and the value it restricts (a bug, not input).

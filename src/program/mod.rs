@@ -115,6 +115,22 @@ pub(crate) enum Op {
     },
 }
 
+/// The length a tuple of the element ops `elems` must have in the input: theirs, or under
+/// `picks` (a pick's tuple, one op per pick) the picked tuple's.
+pub(crate) fn tuple_arity(picks: Option<&Picks>, elems: Span) -> u32 {
+    picks.map_or(elems.len, Picks::arity)
+}
+
+/// The op of element `i` of a tuple of the element ops `ops`: `ops[i]`, or under `picks` (one
+/// op per pick) the op of its pick; `None` when `picks` leaves it out.
+pub(crate) fn tuple_element(picks: Option<&Picks>, ops: &[OpId], i: u32) -> Option<OpId> {
+    let k = match picks {
+        None => i as usize,
+        Some(p) => p.index_position(u64::from(i))?,
+    };
+    ops.get(k).copied()
+}
+
 /// Index of a [`Op::DynamicSelect`]'s paths in the program's side table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct SelectionId(pub(crate) u32);
@@ -154,6 +170,14 @@ impl Picks {
                 .binary_search_by(|k| k.as_bytes().cmp(key.as_bytes()))
                 .is_ok(),
             Picks::Indexes { .. } => false,
+        }
+    }
+
+    /// The length a tuple picked from must have (a list's picks have none: 0).
+    pub(crate) fn arity(&self) -> u32 {
+        match self {
+            Picks::Indexes { arity, .. } => arity.unwrap_or(0),
+            Picks::Keys(_) => 0,
         }
     }
 

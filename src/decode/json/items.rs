@@ -191,7 +191,7 @@ impl<'a> Decoder<'a> {
             (Op::Bool, b't' | b'f') => self.bool_value(c, at),
             (Op::List { elem, items }, b'[') => self.seq(prog, elem, items, false, at),
             (Op::Set { elem, items }, b'[') => self.seq(prog, elem, items, true, at),
-            (Op::Tuple { elems }, b'[') => self.tuple(prog, elems, at),
+            (Op::Tuple { elems }, b'[') => self.tuple(prog, elems, None, at),
             (Op::Map { elem }, b'{') => self.map(prog, elem, at),
             (Op::Object { attrs }, b'{') => self.object(prog, op, attrs, at),
             (Op::Dynamic, b'{') => self.dynamic(at),

@@ -2,12 +2,9 @@
 //! indexes, the entries of a map at the picked keys, decoded; every other element stepped
 //! over by the validating skip (`skip.rs`), as an unselected attribute is.
 
-use super::scan::ws;
 use super::skip::skip;
-use super::{Decoder, VALUE};
+use super::Decoder;
 use crate::decode::common::{map_complete, seq_complete, Pending};
-use crate::decode::slots::Slots;
-use crate::error::ErrorKind;
 use crate::program::{ItemLimits, Op, OpId, PickId, Picks, Program};
 use crate::value::Value;
 
@@ -28,10 +25,7 @@ impl<'a> Decoder<'a> {
         };
         match (prog.op(of), c) {
             (Op::List { elem, .. }, b'[') => self.picked_list(prog, elem, picks, at),
-            (Op::Tuple { elems }, b'[') => {
-                let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-                self.picked_tuple(prog, ops, picks, at)
-            }
+            (Op::Tuple { elems }, b'[') => self.tuple(prog, elems, Some(picks), at),
             (Op::Map { elem }, b'{') => self.picked_map(prog, elem, picks, at),
             (code, _) => Err(self.mismatch(code, c, at)),
         }
@@ -84,55 +78,6 @@ impl<'a> Decoder<'a> {
         Ok(Value::List(out))
     }
 
-    /// A tuple whose `[` is at `at`: its elements at the picked indexes, of the ops `ops`
-    /// (one per pick); the tuple's length is checked.
-    fn picked_tuple(
-        &mut self,
-        prog: &'a Program,
-        ops: &'a [OpId],
-        picks: &Picks,
-        at: usize,
-    ) -> Result<Value<'a>, Pending> {
-        let arity = match picks {
-            Picks::Indexes { arity, .. } => arity.unwrap_or(0),
-            Picks::Keys(_) => 0,
-        };
-        self.pos = at.wrapping_add(1);
-        let len = u32::try_from(ops.len()).unwrap_or(u32::MAX);
-        self.c.charge(len, VALUE, at)?;
-        let mut out = Slots::new(self.bump, len);
-        self.c.enter(at)?;
-        let mut n = 0u32;
-        if self.first(b']') {
-            loop {
-                if n >= arity {
-                    let at = ws(self.buf, self.pos);
-                    let msg = format!("too many tuple elements (need {arity})");
-                    return Err(Pending::new(ErrorKind::WrongLength, at, msg));
-                }
-                match picks.index_position(u64::from(n)).and_then(|k| ops.get(k)) {
-                    Some(&op) => self
-                        .value_with(prog, prog.op(op), op, |_, v| out.push(v))
-                        .map_err(|e| e.in_index(n as usize))?,
-                    None => self.skip_element().map_err(|e| e.in_index(n as usize))?,
-                }
-                // `n < arity`: cannot wrap.
-                n = n.wrapping_add(1);
-                if !self.next(b']')? {
-                    break;
-                }
-            }
-        }
-        if n < arity {
-            let msg = format!("not enough tuple elements (need {arity})");
-            // (At the `]` just read.)
-            let at = self.pos.saturating_sub(1);
-            return Err(Pending::new(ErrorKind::WrongLength, at, msg));
-        }
-        self.c.leave();
-        Ok(Value::Tuple(out.finish(Value::Null)))
-    }
-
     /// A map whose `{` is at `at`: its entries at the picked keys.
     fn picked_map(
         &mut self,
@@ -171,38 +116,5 @@ impl<'a> Decoder<'a> {
             map_complete(out, at)?;
         }
         Ok(Value::Map(out))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use bumpalo::Bump;
-
-    use crate::schema::Selection;
-    use crate::Program;
-
-    /// Picks of a list, a tuple and a map (a key the input repeats is kept each time, and the
-    /// DUMP writes the last, as go-cty keeps it):
-    /// the DUMP of what they keep, and an error in an element stepped over at its path.
-    #[test]
-    fn picks_keep_the_picked_elements() {
-        let full = Program::from_type_json(
-            r#"["object",{"l":["list","string"],"t":["tuple",["bool","string","number"]],"m":["map","number"]}]"#,
-        )
-        .unwrap();
-        let program = full
-            .select(&Selection::parse(["l[1]", "l[5]", "t[2]", "t[0]", r#"m["k"]"#]).unwrap())
-            .unwrap();
-        let bump = Bump::new();
-        let input = br#"{"l":["a","b","c"],"t":[true,"x",7],"m":{"j":1,"k":2,"k":3}}"#;
-        let value = program.decode_json(input, &bump).unwrap();
-        assert_eq!(
-            crate::dump::to_string(&program, value).unwrap(),
-            r#"{"l":["b"],"m":{"k":3},"t":[true,7]}"#
-        );
-        let e = program
-            .decode_json(br#"{"l":["a",1,"\x"]}"#, &bump)
-            .unwrap_err();
-        assert_eq!((e.path(), e.offset()), (".l[2]", Some(13)), "{e}");
     }
 }

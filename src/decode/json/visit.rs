@@ -13,11 +13,13 @@ use super::scan::{eof, expected, literal, ws};
 use super::string::{scan_string, unescape_into, utf8, ESCAPED, NON_ASCII};
 use super::Decoder;
 use crate::decode::common::{duplicate_attribute, find_name, AttrTable, Pending};
-use crate::decode::restrict::visit_selection;
+use crate::decode::restrict::visit_program;
 use crate::decode::visit::{Container, Visitor};
 use crate::error::{DecodeError, ErrorKind};
 use crate::number::is_valid_decimal;
-use crate::program::{DecodeOptions, Op, OpId, Picks, Program, SelectionId, Span};
+use crate::program::{
+    tuple_arity, tuple_element, DecodeOptions, Op, OpId, Picks, Program, SelectionId, Span,
+};
 use crate::value::Value;
 
 /// [`Program::visit`](crate::Program::visit) of JSON: the whole input, whitespace around the
@@ -253,11 +255,7 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         at: usize,
     ) -> Result<(), Pending> {
         let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-        let arity = match picks {
-            Some(Picks::Indexes { arity, .. }) => arity.unwrap_or(0),
-            Some(Picks::Keys(_)) => 0,
-            None => elems.len,
-        };
+        let arity = tuple_arity(picks, elems);
         self.d.pos = at.wrapping_add(1);
         self.d.c.enter(at)?;
         self.v.begin(Container::Tuple);
@@ -269,16 +267,11 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
                     let msg = format!("too many tuple elements (need {arity})");
                     return Err(Pending::new(ErrorKind::WrongLength, at, msg));
                 }
-                let i = n as usize;
-                let op = match picks {
-                    None => ops.get(i),
-                    Some(p) => p.index_position(u64::from(n)).and_then(|k| ops.get(k)),
-                };
-                match op {
-                    Some(&op) => self.value(prog, prog.op(op), op),
+                match tuple_element(picks, ops, n) {
+                    Some(op) => self.value(prog, prog.op(op), op),
                     None => self.d.skip_element(),
                 }
-                .map_err(|e| e.in_index(i))?;
+                .map_err(|e| e.in_index(n as usize))?;
                 // `n < arity`: cannot wrap.
                 n = n.wrapping_add(1);
                 if !self.d.next(b']')? {
@@ -419,15 +412,9 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         self.d.c.enter(at)?;
         // A null value has no parts to select: told as it is.
         let whole = self.d.buf.get(ws(self.d.buf, self.d.pos)) == Some(&b'n');
-        let program = match selection {
-            None => Some(sub),
-            Some(_) if whole => Some(sub),
-            Some(s) => {
-                let max_types = self.d.options.limits.max_dynamic_types;
-                visit_selection(self.d.root, prog, s, sub, max_types)
-                    .map_err(|(kind, msg)| Pending::new(kind, at, msg))?
-            }
-        };
+        let max_types = self.d.options.limits.max_dynamic_types;
+        let program = visit_program(self.d.root, prog, selection, sub, whole, max_types)
+            .map_err(|(kind, msg)| Pending::new(kind, at, msg))?;
         match program {
             Some(p) => {
                 self.v.begin(Container::Dynamic(p));

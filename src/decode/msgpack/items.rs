@@ -127,7 +127,7 @@ impl<'a> Decoder<'a> {
             _ if is_ext(m) => self.unknown(prog.resolve(code), at),
             Op::List { elem, items } => self.seq(prog, elem, items, false, m, at),
             Op::Set { elem, items } => self.seq(prog, elem, items, true, m, at),
-            Op::Tuple { elems } => self.tuple(prog, elems, m, at),
+            Op::Tuple { elems } => self.tuple(prog, elems, None, m, at),
             Op::Map { elem } => self.map(prog, elem, m, at),
             Op::Object { attrs } => self.object(prog, op, attrs, m, at),
             Op::Dynamic => self.dynamic(m, at),

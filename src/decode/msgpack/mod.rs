@@ -28,7 +28,9 @@ use crate::decode::common::{
 };
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
-use crate::program::{DecodeOptions, ItemsId, Op, OpId, Program, Span};
+use crate::program::{
+    tuple_arity, tuple_element, DecodeOptions, ItemsId, Op, OpId, Picks, Program, Span,
+};
 use crate::value::{Object, Value};
 use items::{eof, reserved_or, utf8};
 use reader::{is_str_or_bin, marker_name, Reader, SkipError};
@@ -166,28 +168,34 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
-    /// A tuple of the element ops `elems`.
+    /// A tuple of the element ops `elems`: every element, or (a pick's tuple, one op per
+    /// pick) those `picks` picks, the others stepped over; its length is checked either way.
     #[inline(never)]
     pub(super) fn tuple(
         &mut self,
         prog: &'a Program,
         elems: Span,
+        picks: Option<&Picks>,
         m: u8,
         at: usize,
     ) -> Result<Value<'a>, Pending> {
+        let arity = tuple_arity(picks, elems);
         let len = self.array_len(m, at, "tuple")?;
-        if len != elems.len {
-            let msg = format!("a tuple of length {} is required ({len} given)", elems.len);
+        if len != arity {
+            let msg = format!("a tuple of length {arity} is required ({len} given)");
             return Err(Pending::new(ErrorKind::WrongLength, at, msg));
         }
-        self.c.charge(len, VALUE, at)?;
-        let mut out = Slots::new(self.bump, len);
+        self.c.charge(elems.len, VALUE, at)?;
+        let mut out = Slots::new(self.bump, elems.len);
         self.c.enter(at)?;
         // (A span the compiler built; an impossible one reads as no elements, not a panic.)
         let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-        for (i, &op) in ops.iter().enumerate() {
-            self.value_with(prog, prog.op(op), op, |v| out.push(v))
-                .map_err(|e| e.in_index(i))?;
+        for i in 0..len {
+            match tuple_element(picks, ops, i) {
+                Some(op) => self.value_with(prog, prog.op(op), op, |v| out.push(v)),
+                None => self.skip_element(),
+            }
+            .map_err(|e| e.in_index(i as usize))?;
         }
         self.c.leave();
         Ok(Value::Tuple(out.finish(Value::Null)))

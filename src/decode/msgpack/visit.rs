@@ -8,12 +8,14 @@ use bumpalo::Bump;
 
 use super::items::eof;
 use super::reader::is_ext;
-use super::{skip_error, Decoder};
+use super::Decoder;
 use crate::decode::common::{duplicate_attribute, missing_attribute, AttrTable, Pending};
-use crate::decode::restrict::visit_selection;
+use crate::decode::restrict::visit_program;
 use crate::decode::visit::{Container, Visitor};
 use crate::error::{DecodeError, ErrorKind};
-use crate::program::{DecodeOptions, Op, OpId, Picks, Program, SelectionId, Span};
+use crate::program::{
+    tuple_arity, tuple_element, DecodeOptions, Op, OpId, Picks, Program, SelectionId, Span,
+};
 use crate::value::Value;
 
 /// [`Program::visit`](crate::Program::visit) of MessagePack: exactly one value.
@@ -94,12 +96,6 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         }
     }
 
-    /// Steps over the value at the read position (an error in it is the caller's to place).
-    fn skip(&mut self) -> Result<(), Pending> {
-        let at = self.d.r.pos;
-        self.d.r.skip_value().map_err(|e| skip_error(e, at))
-    }
-
     /// A list or set (marker `m` at `at`) of `elem`: every element, or those `picks` picks.
     fn seq(
         &mut self,
@@ -123,7 +119,7 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
             if picks.is_none_or(|p| p.index_position(u64::from(i)).is_some()) {
                 self.value(prog, code, elem)
             } else {
-                self.skip()
+                self.d.skip_element()
             }
             .map_err(|e| e.in_index(i as usize))?;
         }
@@ -143,11 +139,7 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         at: usize,
     ) -> Result<(), Pending> {
         let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-        let arity = match picks {
-            Some(Picks::Indexes { arity, .. }) => arity.unwrap_or(0),
-            Some(Picks::Keys(_)) => 0,
-            None => elems.len,
-        };
+        let arity = tuple_arity(picks, elems);
         let len = self.d.array_len(m, at, "tuple")?;
         if len != arity {
             let msg = format!("a tuple of length {arity} is required ({len} given)");
@@ -156,13 +148,9 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         self.d.c.enter(at)?;
         self.v.begin(Container::Tuple);
         for i in 0..len {
-            let op = match picks {
-                None => ops.get(i as usize),
-                Some(p) => p.index_position(u64::from(i)).and_then(|k| ops.get(k)),
-            };
-            match op {
-                Some(&op) => self.value(prog, prog.op(op), op),
-                None => self.skip(),
+            match tuple_element(picks, ops, i) {
+                Some(op) => self.value(prog, prog.op(op), op),
+                None => self.d.skip_element(),
             }
             .map_err(|e| e.in_index(i as usize))?;
         }
@@ -190,7 +178,7 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
                 self.v.key(key);
                 self.value(prog, code, elem)
             } else {
-                self.skip()
+                self.d.skip_element()
             }
             .map_err(|e| e.in_key(key))?;
         }
@@ -259,15 +247,9 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         self.d.c.enter(at)?;
         // A null or unknown value has no parts to select: told as it is.
         let whole = matches!(self.d.r.peek(), Some(v) if v == 0xc0 || is_ext(v));
-        let program = match selection {
-            None => Some(sub),
-            Some(_) if whole => Some(sub),
-            Some(s) => {
-                let max_types = self.d.options.limits.max_dynamic_types;
-                visit_selection(self.d.root, prog, s, sub, max_types)
-                    .map_err(|(kind, msg)| Pending::new(kind, at, msg))?
-            }
-        };
+        let max_types = self.d.options.limits.max_dynamic_types;
+        let program = visit_program(self.d.root, prog, selection, sub, whole, max_types)
+            .map_err(|(kind, msg)| Pending::new(kind, at, msg))?;
         match program {
             Some(p) => {
                 self.v.begin(Container::Dynamic(p));
@@ -275,7 +257,7 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
                 self.v.end();
             }
             None => {
-                self.skip()?;
+                self.d.skip_element()?;
                 self.v.scalar(Value::Null);
             }
         }
