@@ -124,7 +124,10 @@ pub fn has_path(ty: &Type, steps: &[Step]) -> bool {
     };
     match (ty, step) {
         (Type::Dynamic, _) => true,
-        (Type::Object(o), Step::Attr(n)) => o.get(n).is_some_and(|t| has_path(t, rest)),
+        // (`["k"]` names an attribute of an object as `.k` does: the notation is the same.)
+        (Type::Object(o), Step::Attr(n) | Step::Key(n)) => {
+            o.get(n).is_some_and(|t| has_path(t, rest))
+        }
         (Type::List(t), Step::Every | Step::Index(_))
         | (Type::Set(t), Step::Every)
         | (Type::Map(t), Step::Every | Step::Key(_) | Step::Attr(_)) => has_path(t, rest),
@@ -278,7 +281,7 @@ pub fn same_selected<'v>(
             let mut names: Vec<&str> = paths
                 .iter()
                 .map(|p| match &p[0] {
-                    Step::Attr(n) => n.as_str(),
+                    Step::Attr(n) | Step::Key(n) => n.as_str(),
                     s => panic!("a step {s:?} into an object"),
                 })
                 .collect();
@@ -289,7 +292,7 @@ pub fn same_selected<'v>(
                 let (Some(x), Some(y)) = (a.attr(name), b.attr(name)) else {
                     return differ(&format!("attribute {name:?} missing"));
                 };
-                let paths = rest(&|s| *s == Step::Attr(name.to_string()));
+                let paths = rest(&|s| matches!(s, Step::Attr(n) | Step::Key(n) if n == name));
                 same_selected(t, &paths, x, y, &format!("{at}.{name}"))?;
             }
             Ok(())
