@@ -14,7 +14,7 @@ use super::string::{scan_string, unescape_into, utf8, ESCAPED, NON_ASCII};
 use super::Decoder;
 use crate::decode::common::{duplicate_attribute, find_name, AttrTable, Pending};
 use crate::decode::restrict::visit_program;
-use crate::decode::visit::{Container, Visitor};
+use crate::decode::visit::{Container, Silent, Visitor};
 use crate::error::{DecodeError, ErrorKind};
 use crate::number::is_valid_decimal;
 use crate::program::{
@@ -421,8 +421,16 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
                 self.value(p, p.op(p.code.root), p.code.root)?;
                 self.v.end();
             }
+            // Walked under its own type, telling nothing (so its faults are a decode's),
+            // then told as null.
             None => {
-                self.d.skip_element()?;
+                let mut silent = Walk {
+                    d: &mut *self.d,
+                    v: &mut Silent,
+                    text: String::new(),
+                    present: Vec::new(),
+                };
+                silent.value(sub, sub.op(sub.code.root), sub.code.root)?;
                 self.v.scalar(Value::Null);
             }
         }

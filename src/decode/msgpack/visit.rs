@@ -11,7 +11,7 @@ use super::reader::is_ext;
 use super::Decoder;
 use crate::decode::common::{duplicate_attribute, missing_attribute, AttrTable, Pending};
 use crate::decode::restrict::visit_program;
-use crate::decode::visit::{Container, Visitor};
+use crate::decode::visit::{Container, Silent, Visitor};
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::{
     tuple_arity, tuple_element, DecodeOptions, Op, OpId, Picks, Program, SelectionId, Span,
@@ -256,8 +256,15 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
                 self.value(p, p.op(p.code.root), p.code.root)?;
                 self.v.end();
             }
+            // Walked under its own type, telling nothing (so its faults are a decode's),
+            // then told as null.
             None => {
-                self.d.skip_element()?;
+                let mut silent = Walk {
+                    d: &mut *self.d,
+                    v: &mut Silent,
+                    present: Vec::new(),
+                };
+                silent.value(sub, sub.op(sub.code.root), sub.code.root)?;
                 self.v.scalar(Value::Null);
             }
         }
