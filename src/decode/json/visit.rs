@@ -415,24 +415,27 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         let max_types = self.d.options.limits.max_dynamic_types;
         let program = visit_program(self.d.root, prog, selection, sub, whole, max_types)
             .map_err(|(kind, msg)| Pending::new(kind, at, msg))?;
+        // Selected inside: first walked under its own type telling nothing, so that its
+        // faults are the decode's (which decodes it whole), then from its start again under
+        // the projection (or told as null).
+        let start = self.d.pos;
+        if selection.is_some() && !whole {
+            let mut silent = Walk {
+                d: &mut *self.d,
+                v: &mut Silent,
+                text: String::new(),
+                present: Vec::new(),
+            };
+            silent.value(sub, sub.op(sub.code.root), sub.code.root)?;
+        }
         match program {
             Some(p) => {
+                self.d.pos = start;
                 self.v.begin(Container::Dynamic(p));
                 self.value(p, p.op(p.code.root), p.code.root)?;
                 self.v.end();
             }
-            // Walked under its own type, telling nothing (so its faults are a decode's),
-            // then told as null.
-            None => {
-                let mut silent = Walk {
-                    d: &mut *self.d,
-                    v: &mut Silent,
-                    text: String::new(),
-                    present: Vec::new(),
-                };
-                silent.value(sub, sub.op(sub.code.root), sub.code.root)?;
-                self.v.scalar(Value::Null);
-            }
+            None => self.v.scalar(Value::Null),
         }
         self.d.c.leave();
         self.d.wrapper_end(end, at)
