@@ -124,6 +124,8 @@ mod setters;
 #[macro_use]
 mod located;
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod build;
 mod bytes;
 mod compile;

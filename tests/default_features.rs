@@ -1,5 +1,6 @@
 //! `tfwire = "0.1"` (default features) pulls only the library's own dependencies: none of the
-//! command line's (clap, rayon, indicatif, libc) nor `tfwire bench`'s (flate2 and the peers).
+//! command line's (clap, rayon, indicatif, libc), `tfwire bench`'s (flate2 and the peers) or
+//! the typed columns' (arrow's crates, `--features arrow`).
 //! Checked on the normal dependency tree `cargo tree` gives for each feature set.
 
 use std::collections::BTreeSet;
@@ -16,6 +17,9 @@ const BENCH: [&str; 6] = [
     "sonic-rs",
     "serde_derive",
 ];
+
+/// The typed columns' dependencies (`--features arrow`).
+const ARROW: [&str; 3] = ["arrow-array", "arrow-buffer", "arrow-schema"];
 
 /// The names of the packages in tfwire's normal dependency tree with `features`.
 fn tree(features: &[&str]) -> BTreeSet<String> {
@@ -51,8 +55,16 @@ fn tree(features: &[&str]) -> BTreeSet<String> {
 fn default_features_pull_no_cli_or_bench_dependency() {
     let default = tree(&[]);
     assert!(default.contains("bumpalo"), "{default:?}");
-    for name in CLI.iter().chain(&BENCH) {
+    for name in CLI.iter().chain(&BENCH).chain(&ARROW) {
         assert!(!default.contains(*name), "{name} with default features");
+    }
+    let arrow = tree(&["--features", "arrow"]);
+    for name in ARROW {
+        assert!(arrow.contains(name), "{name} missing with --features arrow");
+    }
+    // (arrow's own dependencies take libc.)
+    for name in CLI.iter().chain(&BENCH).filter(|n| **n != "libc") {
+        assert!(!arrow.contains(*name), "{name} with --features arrow");
     }
     // `--features cli`: the binary's dependencies, not bench's.
     let cli = tree(&["--features", "cli"]);

@@ -1,0 +1,462 @@
+//! Decoded values as Arrow arrays: a column builder per field, built once from the type
+//! (arrow-json's reader design: a tree of builders, each filling its own buffers), the arrays
+//! assembled with `try_new` from offsets and null buffers.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{BooleanBuilder, Float64Builder, StringBuilder};
+use arrow_array::{ArrayRef, ListArray, MapArray, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_buffer::{NullBufferBuilder, OffsetBuffer};
+use arrow_schema::{ArrowError, DataType, FieldRef, Fields, SchemaRef};
+
+use super::schema::{data_type, schema, ArrowOptions};
+use crate::error::SchemaError;
+use crate::program::Program;
+use crate::schema::Type;
+use crate::value::Value;
+
+/// Builds record batches from values of an object type, a row per value, a column per
+/// attribute (see the mapping in [`crate::arrow`]).
+pub struct BatchBuilder {
+    schema: SchemaRef,
+    columns: Vec<Column>,
+    /// The paths of each row's unknown values ([`ArrowOptions::unknown_paths`]).
+    unknowns: Option<(Vec<i32>, StringBuilder)>,
+    rows: usize,
+}
+
+impl BatchBuilder {
+    /// A builder for values of `program`'s type, which must be an object type.
+    pub fn new(program: &Program, options: &ArrowOptions) -> Result<BatchBuilder, SchemaError> {
+        let ty = program.root_type();
+        let schema = Arc::new(schema(ty, options)?);
+        let Type::Object(o) = ty else {
+            return Err(SchemaError::new("not an object type"));
+        };
+        let columns = o.attrs().iter().map(|(_, t)| Column::new(t)).collect();
+        let unknowns = options
+            .unknown_paths
+            .then(|| (vec![0], StringBuilder::new()));
+        Ok(BatchBuilder {
+            schema,
+            columns,
+            unknowns,
+            rows: 0,
+        })
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows appended since the last [`finish`](BatchBuilder::finish).
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// No row appended since the last [`finish`](BatchBuilder::finish).
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Appends `value` (decoded or built by `program`, the builder's program or one of the
+    /// same type) as a row; a null value is a row of nulls. A value that is not of the type
+    /// is an error, and leaves the builder to be dropped.
+    pub fn append(&mut self, program: &Program, value: Value<'_>) -> Result<(), ArrowError> {
+        let mut unknowns = Unknowns {
+            path: String::new(),
+            out: self.unknowns.as_mut().map(|(_, paths)| paths),
+        };
+        match value {
+            Value::Object(object) => {
+                let names = program.attr_names(object.op());
+                if names.len() != self.columns.len() || object.attrs().len() != names.len() {
+                    return Err(mismatch("an object of the builder's type", value));
+                }
+                for ((column, name), v) in self.columns.iter_mut().zip(names).zip(object.attrs()) {
+                    unknowns.enter_attr(name, |u| column.append(program, *v, u))?;
+                }
+            }
+            Value::Null | Value::Unknown(_) => {
+                if matches!(value, Value::Unknown(_)) {
+                    unknowns.record();
+                }
+                for column in &mut self.columns {
+                    column.append(program, Value::Null, &mut unknowns)?;
+                }
+            }
+            v => return Err(mismatch("an object", v)),
+        }
+        if let Some((offsets, paths)) = &mut self.unknowns {
+            offsets.push(
+                i32::try_from(arrow_array::builder::ArrayBuilder::len(paths))
+                    .map_err(|_| too_large())?,
+            );
+        }
+        self.rows = self.rows.saturating_add(1);
+        Ok(())
+    }
+
+    /// The rows appended so far as a record batch; the builder starts again empty.
+    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        let mut arrays: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(Column::finish)
+            .collect::<Result<_, _>>()?;
+        if let Some((offsets, paths)) = &mut self.unknowns {
+            let field = match self.schema.fields().last().map(|f| f.data_type()) {
+                Some(DataType::List(item)) => item.clone(),
+                _ => return Err(ArrowError::SchemaError("no unknowns column".into())),
+            };
+            let offsets = OffsetBuffer::new(std::mem::replace(offsets, vec![0]).into());
+            let list = ListArray::try_new(field, offsets, Arc::new(paths.finish()), None)?;
+            arrays.push(Arc::new(list));
+        }
+        // (An object type without attributes has no column to count the rows.)
+        let options =
+            RecordBatchOptions::new().with_row_count(Some(std::mem::take(&mut self.rows)));
+        RecordBatch::try_new_with_options(self.schema.clone(), arrays, &options)
+    }
+}
+
+/// Where the value being appended is (its path), and the row's list of unknowns' paths.
+struct Unknowns<'u> {
+    path: String,
+    out: Option<&'u mut StringBuilder>,
+}
+
+impl Unknowns<'_> {
+    /// Runs `f` one step further along the path: attribute `name`.
+    fn enter_attr<T>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+        let len = self.path.len();
+        if self.out.is_some() {
+            crate::path::Step::Attr(name).write(&mut self.path);
+        }
+        let out = f(self);
+        self.path.truncate(len);
+        out
+    }
+
+    /// Runs `f` one step further along the path: an element or entry.
+    fn enter(
+        &mut self,
+        step: crate::path::Step<'_>,
+        f: impl FnOnce(&mut Self) -> Result<(), ArrowError>,
+    ) -> Result<(), ArrowError> {
+        let len = self.path.len();
+        if self.out.is_some() {
+            step.write(&mut self.path);
+        }
+        let out = f(self);
+        self.path.truncate(len);
+        out
+    }
+
+    /// The value here is unknown.
+    fn record(&mut self) {
+        if let Some(out) = &mut self.out {
+            out.append_value(&self.path);
+        }
+    }
+}
+
+/// The builder of one column (or of a nested field).
+enum Column {
+    Utf8(StringBuilder),
+    /// A `dynamic` value's JSON with its type.
+    Json(StringBuilder),
+    Bool(BooleanBuilder),
+    Float64(Float64Builder),
+    List {
+        item: FieldRef,
+        offsets: Vec<i32>,
+        nulls: NullBufferBuilder,
+        child: Box<Column>,
+    },
+    Map {
+        entries: FieldRef,
+        offsets: Vec<i32>,
+        nulls: NullBufferBuilder,
+        keys: StringBuilder,
+        values: Box<Column>,
+    },
+    Struct {
+        fields: Fields,
+        nulls: NullBufferBuilder,
+        children: Vec<Column>,
+        /// Values appended (a struct of no fields has no child to count them).
+        len: usize,
+    },
+}
+
+impl Column {
+    fn new(ty: &Type) -> Column {
+        let list = |child: Column| {
+            let DataType::List(item) = data_type(ty) else {
+                unreachable!("a list's data type is a list")
+            };
+            Column::List {
+                item,
+                offsets: vec![0],
+                nulls: NullBufferBuilder::new(0),
+                child: Box::new(child),
+            }
+        };
+        match ty {
+            Type::String => Column::Utf8(StringBuilder::new()),
+            Type::Dynamic => Column::Json(StringBuilder::new()),
+            Type::Bool => Column::Bool(BooleanBuilder::new()),
+            Type::Number => Column::Float64(Float64Builder::new()),
+            Type::List(t) | Type::Set(t) => list(Column::new(t)),
+            Type::Map(t) => {
+                let DataType::Map(entries, _) = data_type(ty) else {
+                    unreachable!("a map's data type is a map")
+                };
+                Column::Map {
+                    entries,
+                    offsets: vec![0],
+                    nulls: NullBufferBuilder::new(0),
+                    keys: StringBuilder::new(),
+                    values: Box::new(Column::new(t)),
+                }
+            }
+            Type::Object(_) | Type::Tuple(_) => {
+                let DataType::Struct(fields) = data_type(ty) else {
+                    unreachable!("an object's data type is a struct")
+                };
+                let children = match ty {
+                    Type::Object(o) => o.attrs().iter().map(|(_, t)| Column::new(t)).collect(),
+                    Type::Tuple(ts) => ts.iter().map(Column::new).collect(),
+                    _ => Vec::new(),
+                };
+                Column::Struct {
+                    fields,
+                    nulls: NullBufferBuilder::new(0),
+                    children,
+                    len: 0,
+                }
+            }
+        }
+    }
+
+    /// Appends `v` (of `program`), or a null for a null or unknown value (recorded).
+    fn append(
+        &mut self,
+        program: &Program,
+        v: Value<'_>,
+        u: &mut Unknowns<'_>,
+    ) -> Result<(), ArrowError> {
+        if let Value::Unknown(_) = v {
+            u.record();
+            return self.append(program, Value::Null, u);
+        }
+        match (self, v) {
+            (Column::Utf8(b), Value::String(s)) => b.append_value(s),
+            (Column::Json(b), Value::Null) => b.append_null(),
+            // A typed null or unknown: null (an unknown's path recorded).
+            (Column::Json(b), Value::Dynamic(d))
+                if matches!(d.value, Value::Null | Value::Unknown(_)) =>
+            {
+                if matches!(d.value, Value::Unknown(_)) {
+                    u.record();
+                }
+                b.append_null();
+            }
+            (Column::Json(b), v) => {
+                let json = crate::dump::to_string(program, v)
+                    .map_err(|e| ArrowError::InvalidArgumentError(e.to_string()))?;
+                b.append_value(json);
+            }
+            (Column::Utf8(b), Value::Null) => b.append_null(),
+            (Column::Bool(b), Value::Bool(x)) => b.append_value(x),
+            (Column::Bool(b), Value::Null) => b.append_null(),
+            (Column::Float64(b), Value::Null) => b.append_null(),
+            (Column::Float64(b), v) => match v.as_f64() {
+                Some(x) => b.append_value(x),
+                None => return Err(mismatch("a number", v)),
+            },
+            (
+                Column::List {
+                    offsets,
+                    nulls,
+                    child,
+                    ..
+                },
+                v,
+            ) => {
+                match v {
+                    Value::Null => nulls.append_null(),
+                    Value::List(items) | Value::Set(items) => {
+                        for (i, x) in items.iter().enumerate() {
+                            u.enter(crate::path::Step::Index(i), |u| {
+                                child.append(program, *x, u)
+                            })?;
+                        }
+                        nulls.append_non_null();
+                    }
+                    v => return Err(mismatch("a list or set", v)),
+                }
+                let end = offsets.last().copied().unwrap_or(0);
+                let n = match v {
+                    Value::List(items) | Value::Set(items) => items.len(),
+                    _ => 0,
+                };
+                offsets.push(
+                    end.checked_add(i32::try_from(n).map_err(|_| too_large())?)
+                        .ok_or_else(too_large)?,
+                );
+            }
+            (
+                Column::Map {
+                    offsets,
+                    nulls,
+                    keys,
+                    values,
+                    ..
+                },
+                v,
+            ) => {
+                let mut n = 0usize;
+                match v {
+                    Value::Null => nulls.append_null(),
+                    Value::Map(entries) => {
+                        // go-cty's map: keys sorted, a repeated key's last value.
+                        let mut sorted: Vec<&(&str, Value<'_>)> = entries.iter().collect();
+                        sorted.sort_by(|a, b| a.0.cmp(b.0));
+                        let mut sorted = sorted.into_iter().peekable();
+                        while let Some(&(k, x)) = sorted.next() {
+                            // (The sort is stable: a later value of the key follows.)
+                            if sorted.peek().is_some_and(|e| e.0 == k) {
+                                continue;
+                            }
+                            keys.append_value(k);
+                            u.enter(crate::path::Step::Key(k), |u| values.append(program, x, u))?;
+                            n = n.saturating_add(1);
+                        }
+                        nulls.append_non_null();
+                    }
+                    v => return Err(mismatch("a map", v)),
+                }
+                let end = offsets.last().copied().unwrap_or(0);
+                offsets.push(
+                    end.checked_add(i32::try_from(n).map_err(|_| too_large())?)
+                        .ok_or_else(too_large)?,
+                );
+            }
+            (
+                Column::Struct {
+                    nulls,
+                    children,
+                    len,
+                    ..
+                },
+                v,
+            ) => match v {
+                Value::Null => {
+                    nulls.append_null();
+                    *len = len.saturating_add(1);
+                    for c in children {
+                        c.append(program, Value::Null, u)?;
+                    }
+                }
+                Value::Object(object) => {
+                    let names = program.attr_names(object.op());
+                    if names.len() != children.len() || object.attrs().len() != names.len() {
+                        return Err(mismatch("an object of the column's type", v));
+                    }
+                    for ((c, name), x) in children.iter_mut().zip(names).zip(object.attrs()) {
+                        u.enter_attr(name, |u| c.append(program, *x, u))?;
+                    }
+                    nulls.append_non_null();
+                    *len = len.saturating_add(1);
+                }
+                Value::Tuple(items) if items.len() == children.len() => {
+                    for (i, (c, x)) in children.iter_mut().zip(items).enumerate() {
+                        u.enter(crate::path::Step::Index(i), |u| c.append(program, *x, u))?;
+                    }
+                    nulls.append_non_null();
+                    *len = len.saturating_add(1);
+                }
+                v => return Err(mismatch("an object or tuple", v)),
+            },
+            (_, v) => return Err(mismatch("a value of the column's type", v)),
+        }
+        Ok(())
+    }
+
+    /// The column's array; the builder starts again empty.
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        Ok(match self {
+            Column::Utf8(b) | Column::Json(b) => Arc::new(b.finish()),
+            Column::Bool(b) => Arc::new(b.finish()),
+            Column::Float64(b) => Arc::new(b.finish()),
+            Column::List {
+                item,
+                offsets,
+                nulls,
+                child,
+            } => {
+                let offsets = OffsetBuffer::new(std::mem::replace(offsets, vec![0]).into());
+                Arc::new(ListArray::try_new(
+                    item.clone(),
+                    offsets,
+                    child.finish()?,
+                    nulls.finish(),
+                )?)
+            }
+            Column::Map {
+                entries,
+                offsets,
+                nulls,
+                keys,
+                values,
+            } => {
+                let DataType::Struct(fields) = entries.data_type() else {
+                    return Err(ArrowError::SchemaError(
+                        "a map's entries are a struct".into(),
+                    ));
+                };
+                let kv: Vec<ArrayRef> = vec![Arc::new(keys.finish()), values.finish()?];
+                let entries_array = StructArray::try_new(fields.clone(), kv, None)?;
+                let offsets = OffsetBuffer::new(std::mem::replace(offsets, vec![0]).into());
+                Arc::new(MapArray::try_new(
+                    entries.clone(),
+                    offsets,
+                    entries_array,
+                    nulls.finish(),
+                    false,
+                )?)
+            }
+            Column::Struct {
+                fields,
+                nulls,
+                children,
+                len,
+            } => {
+                let arrays = children
+                    .iter_mut()
+                    .map(Column::finish)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let n = std::mem::take(len);
+                Arc::new(StructArray::try_new_with_length(
+                    fields.clone(),
+                    arrays,
+                    nulls.finish(),
+                    n,
+                )?)
+            }
+        })
+    }
+}
+
+#[cold]
+fn mismatch(want: &str, v: Value<'_>) -> ArrowError {
+    ArrowError::InvalidArgumentError(format!("expected {want}, found {v:?}"))
+}
+
+#[cold]
+fn too_large() -> ArrowError {
+    ArrowError::InvalidArgumentError("more than 2^31 elements in one column".into())
+}

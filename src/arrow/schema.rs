@@ -1,0 +1,116 @@
+//! A [`Type`] as Arrow data types and schemas (the table in the module above).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Fields, Schema};
+
+use crate::error::SchemaError;
+use crate::schema::Type;
+
+/// The name of Arrow's canonical JSON extension type, which the columns of `dynamic` values
+/// carry in their field metadata (`ARROW:extension:name`).
+pub const JSON_EXTENSION: &str = "arrow.json";
+
+/// The name of the column that lists, for each row, the paths of its unknown values
+/// ([`ArrowOptions::unknown_paths`]).
+pub const UNKNOWNS_COLUMN: &str = "_unknowns";
+
+/// How values become columns.
+///
+/// ```
+/// use tfwire::arrow::ArrowOptions;
+/// let options = ArrowOptions::default().with_unknown_paths(true);
+/// assert!(options.unknown_paths);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ArrowOptions {
+    /// Add the column [`UNKNOWNS_COLUMN`] (`List(Utf8)`): the paths of each row's unknown
+    /// values (which are null in their columns).
+    pub unknown_paths: bool,
+}
+
+with_setters!(ArrowOptions {
+    #[const] with_unknown_paths => unknown_paths: bool,
+});
+
+/// The Arrow data type of values of `ty`.
+///
+/// ```
+/// use arrow_schema::DataType;
+/// use tfwire::Type;
+///
+/// let ty = Type::from_json(r#"["list","number"]"#)?;
+/// assert!(matches!(tfwire::arrow::data_type(&ty), DataType::List(f) if f.data_type() == &DataType::Float64));
+/// # Ok::<(), tfwire::SchemaError>(())
+/// ```
+pub fn data_type(ty: &Type) -> DataType {
+    match ty {
+        Type::String => DataType::Utf8,
+        Type::Bool => DataType::Boolean,
+        Type::Number => DataType::Float64,
+        // (Its field carries the extension type: see `field`.)
+        Type::Dynamic => DataType::Utf8,
+        Type::List(t) | Type::Set(t) => DataType::List(Arc::new(field("item", t))),
+        Type::Map(t) => {
+            let entries = Fields::from(vec![
+                Field::new("keys", DataType::Utf8, false),
+                field("values", t),
+            ]);
+            let entries = Field::new("entries", DataType::Struct(entries), false);
+            DataType::Map(Arc::new(entries), false)
+        }
+        Type::Object(o) => DataType::Struct(
+            o.attrs()
+                .iter()
+                .map(|(name, t)| field(name, t))
+                .collect::<Fields>(),
+        ),
+        Type::Tuple(ts) => DataType::Struct(
+            ts.iter()
+                .enumerate()
+                .map(|(i, t)| field(&i.to_string(), t))
+                .collect::<Fields>(),
+        ),
+    }
+}
+
+/// The nullable field `name` of values of `ty` (a `dynamic` one marked as JSON).
+pub(super) fn field(name: &str, ty: &Type) -> Field {
+    let f = Field::new(name, data_type(ty), true);
+    match ty {
+        Type::Dynamic => f.with_metadata(HashMap::from([(
+            "ARROW:extension:name".to_string(),
+            JSON_EXTENSION.to_string(),
+        )])),
+        _ => f,
+    }
+}
+
+/// The schema of a record batch of values of the object type `ty`: a column per attribute,
+/// by name, in the type's order (plus [`UNKNOWNS_COLUMN`] with that option). A type that is
+/// not an object is an error.
+///
+/// ```
+/// use tfwire::arrow::{schema, ArrowOptions};
+/// use tfwire::Type;
+///
+/// let ty = Type::from_json(r#"["object",{"id":"string","n":"number"}]"#)?;
+/// let s = schema(&ty, &ArrowOptions::default())?;
+/// assert_eq!(s.fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>(), ["id", "n"]);
+/// # Ok::<(), tfwire::SchemaError>(())
+/// ```
+pub fn schema(ty: &Type, options: &ArrowOptions) -> Result<Schema, SchemaError> {
+    let Type::Object(o) = ty else {
+        return Err(SchemaError::new(format!(
+            "a record batch has a column per attribute of an object type, not {ty}"
+        )));
+    };
+    let mut fields: Vec<Field> = o.attrs().iter().map(|(n, t)| field(n, t)).collect();
+    if options.unknown_paths {
+        let item = Arc::new(Field::new("item", DataType::Utf8, false));
+        fields.push(Field::new(UNKNOWNS_COLUMN, DataType::List(item), false));
+    }
+    Ok(Schema::new(fields))
+}

@@ -1,0 +1,273 @@
+//! Typed columns (`tfwire::arrow`): each choice of the type mapping, and on every conformance
+//! case the record batch of its value, written back to JSON by arrow-json's writer, equals
+//! the decoded value (what the DUMP prints) under the mapping: numbers as the nearest `f64`,
+//! tuples as objects of `"0"`, `"1"`, …, a map's repeated key by its last value, a dynamic
+//! value as its DUMP in a string, an unknown as null.
+
+#[path = "support/cases.rs"]
+mod cases;
+mod common;
+
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Fields};
+use bumpalo::Bump;
+use serde_json::Value as Json;
+use tfwire::arrow::{data_type, schema, ArrowOptions, BatchBuilder, JSON_EXTENSION};
+use tfwire::{dump, Program, Type, Typed, Value};
+
+use cases::{case_dirs, case_program, for_each_case, read_bytes};
+
+fn ty(json: &str) -> Type {
+    Type::from_json(json).unwrap()
+}
+
+fn nullable(name: &str, t: DataType) -> Field {
+    Field::new(name, t, true)
+}
+
+#[test]
+fn every_type_maps_as_the_table_says() {
+    assert_eq!(data_type(&ty(r#""string""#)), DataType::Utf8);
+    assert_eq!(data_type(&ty(r#""bool""#)), DataType::Boolean);
+    assert_eq!(data_type(&ty(r#""number""#)), DataType::Float64);
+    assert_eq!(data_type(&ty(r#""dynamic""#)), DataType::Utf8);
+    let list = DataType::List(Arc::new(nullable("item", DataType::Utf8)));
+    assert_eq!(data_type(&ty(r#"["list","string"]"#)), list);
+    assert_eq!(data_type(&ty(r#"["set","string"]"#)), list);
+    let entries = Fields::from(vec![
+        Field::new("keys", DataType::Utf8, false),
+        nullable("values", DataType::Float64),
+    ]);
+    assert_eq!(
+        data_type(&ty(r#"["map","number"]"#)),
+        DataType::Map(
+            Arc::new(Field::new("entries", DataType::Struct(entries), false)),
+            false
+        )
+    );
+    assert_eq!(
+        data_type(&ty(r#"["object",{"b":"bool","a":"string"}]"#)),
+        DataType::Struct(Fields::from(vec![
+            nullable("a", DataType::Utf8),
+            nullable("b", DataType::Boolean)
+        ]))
+    );
+    assert_eq!(
+        data_type(&ty(r#"["tuple",["string","number"]]"#)),
+        DataType::Struct(Fields::from(vec![
+            nullable("0", DataType::Utf8),
+            nullable("1", DataType::Float64)
+        ]))
+    );
+    // A dynamic attribute's field is marked as JSON; the unknowns' column is asked for.
+    let s = schema(
+        &ty(r#"["object",{"d":"dynamic","n":"number"}]"#),
+        &ArrowOptions::default().with_unknown_paths(true),
+    )
+    .unwrap();
+    let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["d", "n", "_unknowns"]);
+    assert_eq!(
+        s.field(0)
+            .metadata()
+            .get("ARROW:extension:name")
+            .map(String::as_str),
+        Some(JSON_EXTENSION)
+    );
+    assert!(s.field(1).metadata().is_empty());
+    // Only an object type makes a record batch.
+    let e = schema(&ty(r#"["list","string"]"#), &ArrowOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("object type"), "{e}");
+}
+
+/// The unknowns' paths, and a null row.
+#[test]
+fn unknowns_are_null_with_their_paths_listed() {
+    let program =
+        Program::from_type_json(r#"["object",{"id":"string","tags":["map","string"]}]"#).unwrap();
+    let options = ArrowOptions::default().with_unknown_paths(true);
+    let mut builder = BatchBuilder::new(&program, &options).unwrap();
+    let bump = Bump::new();
+    // {"id": unknown, "tags": {"a": unknown}}, then nil.
+    let input = [
+        0x82, 0xa2, b'i', b'd', 0xd4, 0, 0, 0xa4, b't', b'a', b'g', b's', 0x81, 0xa1, b'a', 0xd4,
+        0, 0,
+    ];
+    builder
+        .append(&program, program.decode_msgpack(&input, &bump).unwrap())
+        .unwrap();
+    builder.append(&program, tfwire::Value::Null).unwrap();
+    let batch = builder.finish().unwrap();
+    assert_eq!(
+        to_json(&batch),
+        vec![
+            serde_json::json!({"_unknowns": [".id", ".tags[\"a\"]"], "id": null, "tags": {"a": null}}),
+            serde_json::json!({"_unknowns": [], "id": null, "tags": null}),
+        ]
+    );
+}
+
+fn to_json(batch: &arrow_array::RecordBatch) -> Vec<Json> {
+    let mut out = Vec::new();
+    let mut w = arrow_json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build::<_, arrow_json::writer::LineDelimited>(&mut out);
+    w.write(batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `got` (arrow-json's writing of a column value of type `t`) against `want` (the decoded
+/// value, which the DUMP prints), under the mapping.
+fn same(t: &Type, want: Typed<'_>, got: &Json, at: &str) -> Result<(), String> {
+    let differ = || {
+        Err(format!(
+            "at {at} ({t}): value {:?} ≠ arrow {got}",
+            want.value
+        ))
+    };
+    match (t, want.value) {
+        // A row of nulls for a null or unknown value at the root.
+        (Type::Object(o), Value::Null | Value::Unknown(_)) if at.is_empty() => {
+            match o
+                .attrs()
+                .iter()
+                .all(|(n, _)| got.get(n).is_some_and(Json::is_null))
+            {
+                true => Ok(()),
+                false => differ(),
+            }
+        }
+        (_, Value::Null | Value::Unknown(_)) => match got.is_null() {
+            true => Ok(()),
+            false => differ(),
+        },
+        (Type::Number, v) => {
+            // Rust's parse of the exact text (correctly rounded); arrow-json writes the
+            // shortest form, which serde_json (without `float_roundtrip`) may read a few units
+            // in the last place off.
+            let text = v
+                .as_number()
+                .map(|n| n.to_decimal_string())
+                .unwrap_or_default();
+            let w: f64 = match text.as_str() {
+                "+Inf" => f64::INFINITY,
+                "-Inf" => f64::NEG_INFINITY,
+                t => t.parse().map_err(|e| format!("{t}: {e}"))?,
+            };
+            match got.as_f64() {
+                Some(g) if g == w || (g - w).abs() <= w.abs() * 4.0 * f64::EPSILON => Ok(()),
+                None if w.is_infinite() && got.is_null() => Ok(()),
+                _ => differ(),
+            }
+        }
+        // (`Typed` has crossed into the dynamic value: its concrete value, its program.)
+        (Type::Dynamic, v) => {
+            let dumped = format!(
+                r#"{{"type":{},"value":{}}}"#,
+                want.program.root_type(),
+                dump::to_string(want.program, v).unwrap()
+            );
+            match got.as_str() {
+                Some(g) if g == dumped => Ok(()),
+                _ => differ(),
+            }
+        }
+        (Type::List(e) | Type::Set(e), _) => match got {
+            Json::Array(g) if Some(g.len()) == want.value.len() => {
+                for (i, (x, y)) in want.elements().zip(g).enumerate() {
+                    same(e, x, y, &format!("{at}[{i}]"))?;
+                }
+                Ok(())
+            }
+            _ => differ(),
+        },
+        (Type::Map(e), Value::Map(entries)) => {
+            // go-cty's map: a repeated key's last value.
+            let mut last = std::collections::BTreeMap::new();
+            for (k, v) in entries {
+                last.insert(*k, *v);
+            }
+            match got {
+                Json::Object(g) if g.len() == last.len() => {
+                    for (k, x) in last {
+                        let Some(y) = g.get(k) else { return differ() };
+                        same(e, Typed::new(want.program, x), y, &format!("{at}[{k:?}]"))?;
+                    }
+                    Ok(())
+                }
+                _ => differ(),
+            }
+        }
+        (Type::Object(o), _) => match got {
+            Json::Object(g) => {
+                for (name, a) in o.attrs() {
+                    let x = want
+                        .attr(name)
+                        .ok_or_else(|| format!("at {at}: no {name}"))?;
+                    let y = g.get(name).unwrap_or(&Json::Null);
+                    same(a, x, y, &format!("{at}.{name}"))?;
+                }
+                Ok(())
+            }
+            _ => differ(),
+        },
+        (Type::Tuple(ts), _) => match got {
+            Json::Object(g) => {
+                for (i, (t, x)) in ts.iter().zip(want.elements()).enumerate() {
+                    let y = g.get(&i.to_string()).unwrap_or(&Json::Null);
+                    same(t, x, y, &format!("{at}[{i}]"))?;
+                }
+                Ok(())
+            }
+            _ => differ(),
+        },
+        (Type::String, Value::String(s)) => match got.as_str() {
+            Some(g) if g == s => Ok(()),
+            _ => differ(),
+        },
+        (Type::Bool, Value::Bool(b)) => match got.as_bool() {
+            Some(g) if g == b => Ok(()),
+            _ => differ(),
+        },
+        _ => differ(),
+    }
+}
+
+/// Every conformance case's value as a one-row batch, written back by arrow-json, against
+/// its DUMP.
+#[test]
+fn every_case_written_back_equals_its_dump() {
+    let dirs = case_dirs(common::shared_dir("the shared conformance cases are not run").as_deref());
+    let run = for_each_case(&dirs, ".msgpack", |dir, id| {
+        let program = case_program(dir, id)?;
+        if !matches!(program.root_type(), Type::Object(_)) {
+            return Ok(());
+        }
+        let input = read_bytes(&dir.join(format!("{id}.msgpack")))?;
+        let bump = Bump::new();
+        let Ok(value) = program.decode_msgpack(&input, &bump) else {
+            return Ok(());
+        };
+        let mut builder =
+            BatchBuilder::new(&program, &ArrowOptions::default()).map_err(|e| e.to_string())?;
+        builder.append(&program, value).map_err(|e| e.to_string())?;
+        builder.append(&program, value).map_err(|e| e.to_string())?;
+        let batch = builder.finish().map_err(|e| e.to_string())?;
+        let rows = to_json(&batch);
+        if rows.len() != 2 {
+            return Err(format!("{} rows", rows.len()));
+        }
+        for row in &rows {
+            same(program.root_type(), program.typed(value), row, "")?;
+        }
+        Ok(())
+    });
+    assert!(run > 0);
+}
