@@ -195,6 +195,21 @@ impl<'a> Decoder<'a> {
             (Op::Map { elem }, b'{') => self.map(prog, elem, at),
             (Op::Object { attrs }, b'{') => self.object(prog, op, attrs, at),
             (Op::Dynamic, b'{') => self.dynamic(at),
+            _ => self.rare(prog, code, c, at),
+        }
+    }
+
+    /// A projection's picks and selected dynamic values, go-cty's coercions, mismatches:
+    /// out of line, so that the dispatch every value goes through stays as small as it was.
+    #[inline(never)]
+    fn rare(
+        &mut self,
+        prog: &'a Program,
+        code: Op,
+        c: u8,
+        at: usize,
+    ) -> Result<Value<'a>, Pending> {
+        match (code, c) {
             (Op::Pick { of, picks }, _) => self.pick(prog, of, picks, c, at),
             (Op::DynamicSelect { selection }, b'{') => {
                 let value = self.dynamic(at)?;
@@ -216,7 +231,7 @@ impl<'a> Decoder<'a> {
 
     /// go-cty's coercions (a number or bool from a string, a string from a number or bool),
     /// or a mismatch.
-    #[inline(never)]
+    #[inline(always)]
     fn coerce(&mut self, code: Op, c: u8, at: usize) -> Result<Value<'a>, Pending> {
         match (code, c) {
             (Op::Number, b'"') => {
