@@ -354,10 +354,14 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
             .resize(base.saturating_add(table.entries.len()), false);
         if self.d.first(b'}') {
             loop {
-                let (key, kat) = self.key()?;
-                let name = resolve(&self.text, &key);
-                match find_name(table.names, name.as_bytes()) {
+                let (j, kat) = self.object_key(&table)?;
+                match j {
                     Some(j) => {
+                        let max = self.d.options.limits.max_string_len;
+                        let len = table.name(j).len();
+                        if len > max as usize {
+                            return Err(string_limit(len, max, kat));
+                        }
                         let slot = self.present.get_mut(base.wrapping_add(j));
                         if slot.as_deref() == Some(&true) {
                             return Err(duplicate_attribute(table.name(j), kat));
@@ -372,14 +376,7 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
                         self.value(prog, entry.code, entry.op)
                             .map_err(|e| e.in_attr(name))?;
                     }
-                    None if self.d.options.skip_unknown_attributes || table.projected => {
-                        let name = kept(&self.text, &key);
-                        self.d.skip_element().map_err(|e| e.in_attr(&name))?;
-                    }
-                    None => {
-                        let msg = format!("unsupported attribute {name:?}");
-                        return Err(Pending::new(ErrorKind::UnknownAttribute, kat, msg));
-                    }
+                    None => self.unknown_attr(&table, kat)?,
                 }
                 if !self.d.next(b'}')? {
                     break;
@@ -397,6 +394,51 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
         self.d.c.leave();
         self.v.end();
         Ok(())
+    }
+
+    /// An object's key and its colon, checked in the decoder's order (`object_key`): the
+    /// attribute it names (its escapes decoded into [`Walk::text`]), or `None`; and where the
+    /// key is.
+    fn object_key(&mut self, table: &AttrTable<'a>) -> Result<(Option<usize>, usize), Pending> {
+        let buf: &'a [u8] = self.d.buf;
+        let kat = ws(buf, self.d.pos);
+        if buf.get(kat) != Some(&b'"') {
+            return Err(expected(buf, kat, "a string key"));
+        }
+        let start = kat.wrapping_add(1);
+        let (end, flags) = scan_string(buf, start, kat)?;
+        let j = match flags & ESCAPED {
+            0 => find_name(table.names, buf.get(start..end).unwrap_or_default()),
+            _ => {
+                unescape_into(buf, start, end, flags, &mut self.text)?;
+                find_name(table.names, self.text.as_bytes())
+            }
+        };
+        self.d.pos = super::scan::colon(buf, end.wrapping_add(1))?;
+        Ok((j, kat))
+    }
+
+    /// The value of a key (at `kat`, just read) that names no attribute: an error, or (the
+    /// drift option, a projection) stepped over, in the decoder's order (`unknown_attr`).
+    fn unknown_attr(&mut self, table: &AttrTable<'a>, kat: usize) -> Result<(), Pending> {
+        let buf: &'a [u8] = self.d.buf;
+        let start = kat.wrapping_add(1);
+        let (end, flags) = scan_string(buf, start, kat)?;
+        let raw = buf.get(start..end).unwrap_or_default();
+        let key: std::borrow::Cow<'a, str> = match flags & (ESCAPED | NON_ASCII) {
+            0 => std::str::from_utf8(raw).unwrap_or_default().into(),
+            f if f & ESCAPED != 0 => self.text.clone().into(),
+            _ => utf8(raw, start)?.into(),
+        };
+        if !(self.d.options.skip_unknown_attributes || table.projected) {
+            let msg = format!("unsupported attribute {key:?}");
+            return Err(Pending::new(ErrorKind::UnknownAttribute, kat, msg));
+        }
+        let max = self.d.options.limits.max_string_len;
+        if key.len() > max as usize {
+            return Err(string_limit(key.len(), max, kat));
+        }
+        self.d.skip_element().map_err(|e| e.in_attr(&key))
     }
 
     /// A dynamic wrapper (`{` at `at`): its value under the type it writes, told as a
