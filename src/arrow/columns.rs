@@ -168,6 +168,8 @@ enum Column {
     /// A `dynamic` value's JSON with its type.
     Json(StringBuilder),
     Bool(BooleanBuilder),
+    /// An object or tuple without parts: true when it is there.
+    Present(BooleanBuilder),
     Float64(Float64Builder),
     List {
         item: FieldRef,
@@ -224,7 +226,8 @@ impl Column {
             }
             Type::Object(_) | Type::Tuple(_) => {
                 let DataType::Struct(fields) = data_type(ty) else {
-                    unreachable!("an object's data type is a struct")
+                    // (An object or tuple without parts: whether it is there.)
+                    return Column::Present(BooleanBuilder::new());
                 };
                 let children = match ty {
                     Type::Object(o) => o.attrs().iter().map(|(_, t)| Column::new(t)).collect(),
@@ -271,7 +274,8 @@ impl Column {
             }
             (Column::Utf8(b), Value::Null) => b.append_null(),
             (Column::Bool(b), Value::Bool(x)) => b.append_value(x),
-            (Column::Bool(b), Value::Null) => b.append_null(),
+            (Column::Bool(b) | Column::Present(b), Value::Null) => b.append_null(),
+            (Column::Present(b), Value::Object(_) | Value::Tuple(_)) => b.append_value(true),
             (Column::Float64(b), Value::Null) => b.append_null(),
             (Column::Float64(b), v) => match v.as_f64() {
                 Some(x) => b.append_value(x),
@@ -390,7 +394,7 @@ impl Column {
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
         Ok(match self {
             Column::Utf8(b) | Column::Json(b) => Arc::new(b.finish()),
-            Column::Bool(b) => Arc::new(b.finish()),
+            Column::Bool(b) | Column::Present(b) => Arc::new(b.finish()),
             Column::Float64(b) => Arc::new(b.finish()),
             Column::List {
                 item,

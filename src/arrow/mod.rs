@@ -1,6 +1,7 @@
-//! Typed columns (the `arrow` feature): a program's type as an Arrow schema (`schema.rs`) and
-//! decoded values as Arrow record batches (`columns.rs`), for DataFusion, DuckDB, Polars,
-//! pandas and every other reader of Arrow and Parquet.
+//! Typed columns (the `arrow` feature): a program's type as an Arrow schema (`schema.rs`),
+//! decoded values as Arrow record batches (`columns.rs`), and state files as tables, one per
+//! resource type plus `instances` (`tables.rs`), for DataFusion, DuckDB, Polars, pandas and
+//! every other reader of Arrow and Parquet.
 //!
 //! The mapping, type by type (each choice is tested in `tests/arrow.rs`):
 //!
@@ -13,6 +14,7 @@
 //! | `map(T)` | `Map(Utf8, T)`, keys sorted, a repeated key's last value (go-cty's map) |
 //! | `object({…})`, nested blocks | `Struct` of the attributes, by name |
 //! | `tuple([…])` | `Struct` of fields `"0"`, `"1"`, … |
+//! | `object({})`, `tuple([])` | `Boolean`: true when present (Parquet has no struct without fields) |
 //! | `dynamic` | `Utf8` holding the value's JSON with its type (`{"type":…,"value":…}`, as the DUMP writes it; a typed null is null), with Arrow's JSON extension type (`ARROW:extension:name` = `arrow.json`) |
 //! | an unknown value (plans) | null; with [`ArrowOptions::unknown_paths`], the row's `_unknowns` column lists their paths |
 //!
@@ -39,6 +41,8 @@
 
 mod columns;
 mod schema;
+mod tables;
 
 pub use columns::BatchBuilder;
 pub use schema::{data_type, schema, ArrowOptions, JSON_EXTENSION, UNKNOWNS_COLUMN};
+pub use tables::{StateTables, INSTANCES_TABLE};

@@ -61,6 +61,10 @@ pub fn data_type(ty: &Type) -> DataType {
             let entries = Field::new("entries", DataType::Struct(entries), false);
             DataType::Map(Arc::new(entries), false)
         }
+        // Parquet (and DuckDB) have no struct without fields: an empty object or tuple is
+        // whether it is there.
+        Type::Object(o) if o.attrs().is_empty() => DataType::Boolean,
+        Type::Tuple(ts) if ts.is_empty() => DataType::Boolean,
         Type::Object(o) => DataType::Struct(
             o.attrs()
                 .iter()

@@ -6,6 +6,8 @@ mod progress;
 #[cfg(feature = "bench")]
 mod skip_walk;
 mod state;
+#[cfg(feature = "parquet")]
+mod state_parquet;
 mod strings;
 
 use std::io::{Read, Write};

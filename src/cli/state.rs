@@ -104,6 +104,9 @@ pub struct StateArgs {
     /// matched) and print nothing; the summary line counts them as `skipped=N`.
     #[arg(long = "type", value_name = "TYPE")]
     types: Vec<String>,
+    /// With `--format parquet`: the directory the Parquet files go to (created if absent).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// State files (format version 4).
     #[arg(value_name = "STATE", required = true)]
     states: Vec<PathBuf>,
@@ -125,6 +128,12 @@ enum OutputFormat {
     /// One JSON object per instance: file, address, mode, type, name, module, index_key,
     /// deposed, provider, status ("ok", "error", "no_schema"), then value or error.
     Ndjson,
+    /// Parquet files in `--out DIR`: `TYPE.parquet` per resource type (a row per decoded
+    /// instance: `_file`, `_address`, `_module`, `_mode`, `_name`, `_index_key`, `_deposed`,
+    /// `_provider`, `_schema_version`, then the attributes as typed columns) and
+    /// `instances.parquet` (a row per instance, its status, error and DUMP).
+    #[cfg(feature = "parquet")]
+    Parquet,
 }
 
 #[derive(Default)]
@@ -176,6 +185,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     let options = DecodeOptions::default()
         .with_skip_unknown_attributes(args.skip_unknown_attrs)
         .with_check_item_counts(args.check_item_counts);
+    if let Some(result) = parquet_files(&args, &set, &options, jobs) {
+        return result;
+    }
     let mut out = Output::new();
     let strings = Strings::default();
     let mut totals = Totals::default();
@@ -398,7 +410,8 @@ fn stream_file(
         t.count(&item, outcome);
         match args.format {
             OutputFormat::Text => text_lines(text, prefix, &item, outcome, args.dump),
-            OutputFormat::Ndjson => ndjson_line(text, address, &name, &item, outcome),
+            // (Parquet is written by `parquet_files`, before any file is printed.)
+            _ => ndjson_line(text, address, &name, &item, outcome),
         }
     };
     let result = if jobs <= 1 {
@@ -409,7 +422,7 @@ fn stream_file(
             text.clear();
             match args.format {
                 OutputFormat::Text => text_lines(&mut text, prefix, &item, outcome, args.dump),
-                OutputFormat::Ndjson => ndjson_line(&mut text, &mut address, &name, &item, outcome),
+                _ => ndjson_line(&mut text, &mut address, &name, &item, outcome),
             }
             sink(&text);
         })
@@ -596,4 +609,62 @@ impl Output {
     fn flush(&mut self) -> Result<(), Failure> {
         self.out.flush().map_err(|e| Failure::stdout(&e))
     }
+}
+
+/// `--format parquet --out DIR` (`None` for the other formats, which print); `--out` goes
+/// with Parquet only.
+fn parquet_files(
+    args: &StateArgs,
+    set: &SchemaSet,
+    options: &DecodeOptions,
+    jobs: usize,
+) -> Option<Result<(), Failure>> {
+    #[cfg(feature = "parquet")]
+    if args.format == OutputFormat::Parquet {
+        let Some(dir) = &args.out else {
+            return Some(Err(Failure::Usage(
+                "--format parquet needs --out DIR".into(),
+            )));
+        };
+        let start = std::time::Instant::now();
+        return Some(
+            super::state_parquet::write(&args.states, set, options, jobs, dir).and_then(
+                |(c, bad)| {
+                    eprintln!(
+                        "tfwire: instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
+                        c.instances,
+                        c.ok,
+                        c.errors,
+                        c.no_schema,
+                        c.bytes,
+                        start.elapsed().as_secs_f64()
+                    );
+                    for (table, n) in &c.other_schema {
+                        eprintln!(
+                        "tfwire: {table}: {n} instances decoded by a schema of another type than \
+                         the table's first: in instances.parquet only"
+                    );
+                    }
+                    for b in &bad {
+                        eprintln!("tfwire: {b}");
+                    }
+                    match (bad.len(), c.errors) {
+                        (0, 0) => Ok(()),
+                        (0, n) => Err(Failure::BadInput(format!(
+                            "{n} of {} instances failed to decode",
+                            c.instances
+                        ))),
+                        (n, _) => Err(Failure::BadInput(format!(
+                            "{n} state file{} could not be read",
+                            if n == 1 { "" } else { "s" }
+                        ))),
+                    }
+                },
+            ),
+        );
+    }
+    let _ = (set, options, jobs);
+    args.out
+        .as_ref()
+        .map(|_| Err(Failure::Usage("--out goes with --format parquet".into())))
 }

@@ -1,0 +1,215 @@
+//! `tfwire state --format parquet --out DIR`: the state files' tables
+//! ([`tfwire::arrow::StateTables`]) written as `DIR/TYPE.parquet`, one file per resource type,
+//! and `DIR/instances.parquet`, zstd-compressed, in row groups of at most [`ROW_GROUP`] rows.
+//! Each file is read with its instances decoded on every worker (the runs of a batch of
+//! instances fold into tables of their own, written in file order), so the rows come in the
+//! order `--format ndjson` prints them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use tfwire::arrow::{ArrowOptions, StateTables};
+use tfwire::state::{Outcome, SchemaSet, StateReader};
+use tfwire::DecodeOptions;
+
+use super::Failure;
+
+/// The most rows in one row group (and in one batch of a table).
+pub const ROW_GROUP: usize = 65_536;
+
+/// What the files held.
+#[derive(Default)]
+pub struct Counts {
+    pub instances: u64,
+    pub ok: u64,
+    pub errors: u64,
+    pub no_schema: u64,
+    pub skipped: u64,
+    pub bytes: u64,
+    /// By table: the decoded instances left out of it (their values of another type than
+    /// the table's, decoded with another schema version).
+    pub other_schema: BTreeMap<String, u64>,
+}
+
+/// One run's rows: its tables and what its instances gave.
+struct Run {
+    tables: StateTables,
+    counts: Counts,
+    fault: Option<String>,
+}
+
+/// Writes the tables of `states` into `dir` (created if absent). Returns what the files held
+/// and the files that could not be read (with why).
+pub fn write(
+    states: &[PathBuf],
+    set: &SchemaSet,
+    options: &DecodeOptions,
+    jobs: usize,
+    dir: &Path,
+) -> Result<(Counts, Vec<String>), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| Failure::file(dir, e))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_max_row_group_row_count(Some(ROW_GROUP))
+        .build();
+    let mut writers: BTreeMap<String, (arrow_schema::SchemaRef, ArrowWriter<std::fs::File>)> =
+        BTreeMap::new();
+    let mut counts = Counts::default();
+    let mut bad = Vec::new();
+    for path in states {
+        let name = path.display().to_string();
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                bad.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        counts.bytes = counts
+            .bytes
+            .saturating_add(file.metadata().map_or(0, |m| m.len()));
+        let arrow = ArrowOptions::default();
+        let init = || Run {
+            tables: StateTables::new(&arrow),
+            counts: Counts::default(),
+            fault: None,
+        };
+        let fold =
+            |run: &mut Run, item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+                let c = &mut run.counts;
+                c.instances += 1;
+                match outcome {
+                    Outcome::Ok(..) => c.ok += 1,
+                    Outcome::Error(..) => c.errors += 1,
+                    Outcome::NoSchema | Outcome::Legacy => c.no_schema += 1,
+                }
+                if let Err(e) = run.tables.add(&name, item, outcome) {
+                    run.fault.get_or_insert(e.to_string());
+                }
+            };
+        let reader = StateReader::new(std::io::BufReader::new(file));
+        let mut out = Out {
+            writers: &mut writers,
+            counts: &mut counts,
+            dir,
+            props: &props,
+            file: &name,
+            failure: None,
+        };
+        let summary = match jobs {
+            // One run for the whole file, its full batches written as they fill.
+            // One thread: runs of `ROW_GROUP` instances.
+            0 | 1 => {
+                let mut run = init();
+                let summary = reader.visit(set, options, |item, outcome| {
+                    fold(&mut run, item, outcome);
+                    if run.tables.len() >= ROW_GROUP {
+                        out.absorb(std::mem::replace(&mut run, init()));
+                    }
+                });
+                out.absorb(run);
+                summary
+            }
+            _ => reader.visit_parallel(set, options, jobs, init, fold, |run| out.absorb(run)),
+        };
+        if let Some(f) = out.failure {
+            // The files begun are not Parquet files: none is left behind.
+            for table in std::mem::take(&mut writers).into_keys() {
+                let _ = std::fs::remove_file(dir.join(format!("{table}.parquet")));
+            }
+            return Err(f);
+        }
+        match summary {
+            Ok(s) => counts.skipped = counts.skipped.saturating_add(s.skipped),
+            Err(e) => bad.push(format!("{name}: {e}")),
+        }
+    }
+    for (table, (_, w)) in writers {
+        w.close().map_err(|e| {
+            Failure::BadInput(format!(
+                "{}: {e}",
+                dir.join(format!("{table}.parquet")).display()
+            ))
+        })?;
+    }
+    Ok((counts, bad))
+}
+
+/// Where runs go: the tables' writers, the counts, the first failure (after which nothing
+/// more is written).
+struct Out<'o> {
+    writers: &'o mut BTreeMap<String, (arrow_schema::SchemaRef, ArrowWriter<std::fs::File>)>,
+    counts: &'o mut Counts,
+    dir: &'o Path,
+    props: &'o WriterProperties,
+    /// The state file being read.
+    file: &'o str,
+    failure: Option<Failure>,
+}
+
+impl Out<'_> {
+    /// A run's counts, and its rows written.
+    fn absorb(&mut self, run: Run) {
+        let c = &mut *self.counts;
+        for (k, v) in [
+            (&mut c.instances, run.counts.instances),
+            (&mut c.ok, run.counts.ok),
+            (&mut c.errors, run.counts.errors),
+            (&mut c.no_schema, run.counts.no_schema),
+        ] {
+            *k = k.saturating_add(v);
+        }
+        if self.failure.is_some() {
+            return;
+        }
+        if let Some(f) = run.fault {
+            self.failure = Some(Failure::BadInput(format!("{}: {f}", self.file)));
+            return;
+        }
+        let mut tables = run.tables;
+        match tables.finish() {
+            Ok(batches) => {
+                for (table, batch) in batches {
+                    self.write(&table, &batch);
+                }
+            }
+            Err(e) => self.failure = Some(Failure::BadInput(format!("{}: {e}", self.file))),
+        }
+    }
+
+    /// Writes `batch` to table `table`'s file (created on its first batch).
+    fn write(&mut self, table: &str, batch: &arrow_array::RecordBatch) {
+        if self.failure.is_some() {
+            return;
+        }
+        let out = self.dir.join(format!("{table}.parquet"));
+        let result = match self.writers.get_mut(table) {
+            // Rows of the type whose values have another type (another schema version) than
+            // the table's first: left to `instances`.
+            Some((schema, _)) if *schema != batch.schema() => {
+                let n = self
+                    .counts
+                    .other_schema
+                    .entry(table.to_string())
+                    .or_default();
+                *n = n.saturating_add(batch.num_rows() as u64);
+                Ok(())
+            }
+            Some((_, w)) => w.write(batch),
+            None => std::fs::File::create(&out)
+                .map_err(parquet::errors::ParquetError::from)
+                .and_then(|f| ArrowWriter::try_new(f, batch.schema(), Some(self.props.clone())))
+                .and_then(|mut w| {
+                    w.write(batch)?;
+                    self.writers.insert(table.to_string(), (batch.schema(), w));
+                    Ok(())
+                }),
+        };
+        if let Err(e) = result {
+            self.failure = Some(Failure::file(&out, e));
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! `tfwire state --format parquet --out DIR`: the files read back with the parquet crate hold
+//! exactly the NDJSON output's instances — `instances.parquet` a row per line, in order, with
+//! the same address, status and DUMP; each `TYPE.parquet` a row per decoded instance of the
+//! type, in order — for `--jobs 1` and `--jobs 2` alike, on the toy state and on every state of
+//! the corpus; pyarrow (another implementation) reads the same row counts; usage errors.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use serde_json::Value as Json;
+
+fn tfwire(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tfwire"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Every table of `dir`: its name and its batches read back by the parquet crate.
+fn read_tables(dir: &Path) -> BTreeMap<String, Vec<RecordBatch>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        out.insert(name, reader.map(Result::unwrap).collect());
+    }
+    out
+}
+
+/// Column `name` of `batches`, as optional strings.
+fn strings(batches: &[RecordBatch], name: &str) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let col = b
+            .column_by_name(name)
+            .unwrap_or_else(|| panic!("no column {name}"));
+        let col = col.as_any().downcast_ref::<StringArray>().unwrap();
+        for i in 0..col.len() {
+            out.push(col.is_valid(i).then(|| col.value(i).to_string()));
+        }
+    }
+    out
+}
+
+/// Runs `tfwire state` on `states` with `docs` as NDJSON and as Parquet with one and two jobs,
+/// and checks the tables against the lines. Returns the row counts by table.
+fn check(docs: &[String], states: &[String], tag: &str) -> BTreeMap<String, usize> {
+    let mut base: Vec<&str> = vec!["state"];
+    for d in docs {
+        base.extend(["--schemas", d]);
+    }
+    let mut ndjson = base.clone();
+    ndjson.extend(["--format", "ndjson", "--jobs", "1"]);
+    ndjson.extend(states.iter().map(String::as_str));
+    let out = tfwire(&ndjson);
+    let lines: Vec<Json> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut tables_by_jobs = Vec::new();
+    for jobs in ["1", "2"] {
+        let dir = common::scratch_dir(&format!("parquet-{tag}-{jobs}"));
+        let mut a = base.clone();
+        let d = dir.to_str().unwrap().to_string();
+        a.extend(["--format", "parquet", "--out", &d, "--jobs", jobs]);
+        a.extend(states.iter().map(String::as_str));
+        let run = tfwire(&a);
+        let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+        assert_eq!(run.status.code(), out.status.code(), "{stderr}");
+        // Instances left out of their type's table (decoded by a schema of another type).
+        let left_out: BTreeMap<String, usize> = stderr
+            .lines()
+            .filter_map(|l| {
+                let (table, rest) = l.strip_prefix("tfwire: ")?.split_once(": ")?;
+                let n = rest.strip_suffix(" instances decoded by a schema of another type than the table's first: in instances.parquet only")?;
+                Some((table.to_string(), n.parse().ok()?))
+            })
+            .collect();
+        let tables = read_tables(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        // `instances`: a row per line, in order.
+        let inst = &tables["instances"];
+        let field = |k: &str| -> Vec<Option<String>> {
+            lines
+                .iter()
+                .map(|l| l.get(k).and_then(|v| v.as_str()).map(str::to_string))
+                .collect()
+        };
+        assert_eq!(strings(inst, "address"), field("address"), "jobs {jobs}");
+        assert_eq!(strings(inst, "status"), field("status"), "jobs {jobs}");
+        assert_eq!(strings(inst, "type"), field("type"), "jobs {jobs}");
+        let dumps: Vec<Option<Json>> = strings(inst, "attributes")
+            .into_iter()
+            .map(|s| s.map(|s| serde_json::from_str(&s).unwrap()))
+            .collect();
+        let values: Vec<Option<Json>> = lines.iter().map(|l| l.get("value").cloned()).collect();
+        assert_eq!(dumps, values, "jobs {jobs}");
+        let versions: Vec<i64> = inst
+            .iter()
+            .flat_map(|b| {
+                let c = b.column_by_name("schema_version").unwrap();
+                c.as_any()
+                    .downcast_ref::<Int64Array>()
+                    .unwrap()
+                    .values()
+                    .to_vec()
+            })
+            .collect();
+        assert_eq!(versions.len(), lines.len());
+        // Each type's table: its decoded instances, in order.
+        let mut ok_by_type: BTreeMap<String, Vec<Option<String>>> = BTreeMap::new();
+        for l in &lines {
+            if l["status"] == "ok" {
+                let mut t = l["type"].as_str().unwrap().to_string();
+                if l["mode"] == "data" {
+                    t = format!("data.{t}");
+                }
+                ok_by_type
+                    .entry(t)
+                    .or_default()
+                    .push(l["address"].as_str().map(str::to_string));
+            }
+        }
+        let typed: Vec<&String> = tables.keys().filter(|k| *k != "instances").collect();
+        assert_eq!(typed, ok_by_type.keys().collect::<Vec<_>>(), "jobs {jobs}");
+        for (t, addresses) in &ok_by_type {
+            // In order; all of them but those left out.
+            let got = strings(&tables[t], "_address");
+            let out = left_out.get(t).copied().unwrap_or(0);
+            assert_eq!(got.len() + out, addresses.len(), "{t}, jobs {jobs}");
+            let mut rest = addresses.iter();
+            assert!(
+                got.iter().all(|g| rest.any(|a| a == g)),
+                "{t}, jobs {jobs}: {got:?}"
+            );
+        }
+        tables_by_jobs.push(tables);
+    }
+    // The same batches' rows whatever the jobs (concatenated: the batches may be cut
+    // elsewhere).
+    let [one, two] = &tables_by_jobs[..] else {
+        unreachable!()
+    };
+    for (name, batches) in one {
+        let a = arrow_select_concat(batches);
+        let b = arrow_select_concat(&two[name]);
+        assert_eq!(a, b, "{name}");
+    }
+    one.iter()
+        .map(|(k, v)| (k.clone(), v.iter().map(RecordBatch::num_rows).sum()))
+        .collect()
+}
+
+/// The rows of `batches` as JSON lines (arrow-json's writer), for comparing contents.
+fn arrow_select_concat(batches: &[RecordBatch]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut w = arrow_json::LineDelimitedWriter::new(&mut out);
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn data(name: &str) -> String {
+    common::data_dir()
+        .join("states")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn toy_state_tables_read_back() {
+    let counts = check(&[data("toy.schemas.json")], &[data("toy.tfstate")], "toy");
+    let want: BTreeMap<String, usize> =
+        [("instances", 7), ("data.toy_image", 1), ("toy_server", 2)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+    assert_eq!(counts, want);
+    // pyarrow reads the same row counts.
+    let Some(python) = common::python3("the pyarrow read-back") else {
+        return;
+    };
+    let dir = common::scratch_dir("parquet-pyarrow");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "state",
+        "--schemas",
+        &data("toy.schemas.json"),
+        "--format",
+        "parquet",
+        "--out",
+        d,
+        &data("toy.tfstate"),
+    ];
+    tfwire(&args);
+    let script = "import sys, pyarrow.parquet as pq, pathlib\n\
+                  for p in sorted(pathlib.Path(sys.argv[1]).glob('*.parquet')):\n    \
+                  t = pq.read_table(p)\n    print(p.stem, t.num_rows, t.schema.field(0).name)\n";
+    let out = Command::new(python)
+        .args(["-c", script, d])
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "data.toy_image 1 _file\ninstances 7 file\ntoy_server 2 _file\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn corpus_states_tables_read_back() {
+    let Some(shared) = common::shared_dir("the corpus Parquet test") else {
+        return;
+    };
+    let corpus = shared.join("corpus");
+    let list = |dir: PathBuf, recursive: bool| -> Vec<String> {
+        fn walk(dir: &Path, recursive: bool, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    if recursive {
+                        walk(&p, true, out);
+                    }
+                } else {
+                    out.push(p.to_str().unwrap().to_string());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&dir, recursive, &mut out);
+        out.sort();
+        out
+    };
+    // The documents `tests/state.rs` loads (all but the two that are not documents).
+    let docs: Vec<String> = list(corpus.join("schemas"), false)
+        .into_iter()
+        .chain(list(corpus.join("schemas").join("derived"), false))
+        .filter(|d| d.ends_with(".json"))
+        .filter(|d| {
+            !d.ends_with("cdktf-fixture-aws-provider.schemas.json")
+                && !d.ends_with("cdktf-fixture-elasticstack-provider.schemas.json")
+        })
+        .collect();
+    let states = list(corpus.join("states"), true);
+    assert_eq!(states.len(), 213);
+    let counts = check(&docs, &states, "corpus");
+    assert_eq!(counts["instances"], 430);
+    // The 376 decoded instances but 12, decoded by schemas of other types than the first of
+    // their type's (other provider versions): those are in `instances` only.
+    assert_eq!(counts.values().sum::<usize>(), 430 + 376 - 12);
+}
+
+#[test]
+fn parquet_needs_out_and_out_needs_parquet() {
+    let (schemas, state) = (data("toy.schemas.json"), data("toy.tfstate"));
+    let out = tfwire(&[
+        "state",
+        "--schemas",
+        &schemas,
+        "--format",
+        "parquet",
+        &state,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tfwire: --format parquet needs --out DIR\n"
+    );
+    let out = tfwire(&["state", "--schemas", &schemas, "--out", "x", &state]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tfwire: --out goes with --format parquet\n"
+    );
+}
