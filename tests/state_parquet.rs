@@ -197,7 +197,7 @@ fn toy_state_tables_read_back() {
             .collect();
     assert_eq!(counts, want);
     // pyarrow reads the same row counts.
-    let Some(python) = common::python3("the pyarrow read-back") else {
+    let Some(python) = common::python3_with(&["pyarrow"], "the pyarrow read-back") else {
         return;
     };
     let dir = common::scratch_dir("parquet-pyarrow");
@@ -294,4 +294,62 @@ fn parquet_needs_out_and_out_needs_parquet() {
         String::from_utf8_lossy(&out.stderr),
         "tfwire: --out goes with --format parquet\n"
     );
+}
+
+/// The README's Parquet example, run as written: in a folder holding the toy state and its
+/// schemas, each `$ ` line through `sh` (with the `tfwire` built for the tests on `PATH`),
+/// its standard output against the lines the README shows after it.
+#[test]
+fn readme_parquet_example_runs_as_written() {
+    let Some(_) = common::python3_with(&["duckdb", "polars"], "the README's Parquet example")
+    else {
+        return;
+    };
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split("<!-- parquet example -->\n```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the README's Parquet example");
+    let dir = common::scratch_dir("readme-parquet");
+    for f in ["toy.schemas.json", "toy.tfstate"] {
+        std::fs::copy(data(f), dir.join(f)).unwrap();
+    }
+    let bin = Path::new(env!("CARGO_BIN_EXE_tfwire"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut steps: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        match line.strip_prefix("$ ") {
+            Some(cmd) => steps.push((cmd.to_string(), String::new())),
+            None => {
+                let (_, want) = steps.last_mut().expect("output after a command");
+                want.push_str(line);
+                want.push('\n');
+            }
+        }
+    }
+    assert_eq!(steps.len(), 3);
+    for (cmd, want) in &steps {
+        let out = Command::new("sh")
+            .args(["-c", cmd])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            *want,
+            "{cmd}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

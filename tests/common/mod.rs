@@ -106,6 +106,20 @@ pub fn python3(skip_msg: &str) -> Option<&'static Path> {
     present(found, strict(), "python3 is not available", skip_msg)
 }
 
+/// `python3` when it runs and imports `modules` (pyarrow, duckdb, … from PyPI: `.ci/run`
+/// installs them); else a failure in strict mode, or `None` after printing `skip_msg`.
+#[track_caller]
+pub fn python3_with(modules: &[&str], skip_msg: &str) -> Option<&'static Path> {
+    let import = format!("import {}", modules.join(", "));
+    let runs = std::process::Command::new("python3")
+        .args(["-c", &import])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let found = runs.then_some(Path::new("python3"));
+    let what = format!("python3 with {} is not available", modules.join(", "));
+    present(found, strict(), &what, skip_msg)
+}
+
 /// `tests/data` of this crate.
 pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
