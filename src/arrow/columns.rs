@@ -326,18 +326,31 @@ impl Column {
                 match v {
                     Value::Null => nulls.append_null(),
                     Value::Map(entries) => {
-                        // go-cty's map: keys sorted, a repeated key's last value.
-                        let mut sorted: Vec<&(&str, Value<'_>)> = entries.iter().collect();
-                        sorted.sort_by(|a, b| a.0.cmp(b.0));
-                        let mut sorted = sorted.into_iter().peekable();
-                        while let Some(&(k, x)) = sorted.next() {
-                            // (The sort is stable: a later value of the key follows.)
-                            if sorted.peek().is_some_and(|e| e.0 == k) {
-                                continue;
-                            }
+                        // go-cty's map: keys sorted, a repeated key's last value. (Sorted
+                        // already, as go-cty and Terraform write maps: taken as they are.)
+                        let in_order = entries.windows(2).all(|w| match w {
+                            [a, b] => a.0 < b.0,
+                            _ => true,
+                        });
+                        let mut put = |k: &str, x: Value<'_>| -> Result<(), ArrowError> {
                             keys.append_value(k);
-                            u.enter(crate::path::Step::Key(k), |u| values.append(program, x, u))?;
                             n = n.saturating_add(1);
+                            u.enter(crate::path::Step::Key(k), |u| values.append(program, x, u))
+                        };
+                        if in_order {
+                            for (k, x) in entries.iter() {
+                                put(k, *x)?;
+                            }
+                        } else {
+                            let mut sorted: Vec<&(&str, Value<'_>)> = entries.iter().collect();
+                            sorted.sort_by(|a, b| a.0.cmp(b.0));
+                            let mut sorted = sorted.into_iter().peekable();
+                            while let Some(&(k, x)) = sorted.next() {
+                                // (The sort is stable: a later value of the key follows.)
+                                if sorted.peek().is_none_or(|e| e.0 != k) {
+                                    put(k, x)?;
+                                }
+                            }
                         }
                         nulls.append_non_null();
                     }

@@ -91,6 +91,8 @@ pub struct StateTables {
 struct TypeTable {
     /// The type of its rows' values (the first schema that decoded one).
     ty: crate::Type,
+    /// The address of the program that made it (compared, never followed).
+    program: usize,
     envelope: Envelope,
     values: BatchBuilder,
     schema: SchemaRef,
@@ -265,8 +267,18 @@ impl StateTables {
             Mode::Managed => std::borrow::Cow::Borrowed(type_name),
             Mode::Data => std::borrow::Cow::Owned(format!("data.{type_name}")),
         };
-        let tables = self.types.entry(table_name.into_owned()).or_default();
-        let i = match tables.iter().position(|t| t.ty == *m.program.root_type()) {
+        if !self.types.contains_key(table_name.as_ref()) {
+            self.types.insert(table_name.to_string(), Vec::new());
+        }
+        let Some(tables) = self.types.get_mut(table_name.as_ref()) else {
+            return Ok(());
+        };
+        // (The program that made a table decodes its type: no need to compare the types,
+        // which may have hundreds of attributes.)
+        let same = |t: &TypeTable| {
+            t.program == std::ptr::from_ref(m.program) as usize || t.ty == *m.program.root_type()
+        };
+        let i = match tables.iter().position(same) {
             Some(i) => i,
             None => {
                 let table = TypeTable::new(m.program, &self.options)
@@ -337,6 +349,7 @@ impl TypeTable {
         fields.extend(values.schema().fields().iter().map(|f| f.as_ref().clone()));
         Ok(TypeTable {
             ty: program.root_type().clone(),
+            program: std::ptr::from_ref(program) as usize,
             envelope: Envelope::new(ENVELOPE.len().saturating_sub(1)),
             values,
             schema: Arc::new(Schema::new(fields)),

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 use tfwire::arrow::{ArrowOptions, StateTables};
 use tfwire::state::{Outcome, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
@@ -18,7 +19,7 @@ use tfwire::DecodeOptions;
 use super::Failure;
 
 /// The most rows in one row group (and in one batch of a table).
-pub const ROW_GROUP: usize = 65_536;
+pub const ROW_GROUP: usize = 16_384;
 
 /// What the files held.
 #[derive(Default)]
@@ -53,10 +54,16 @@ pub fn write(
     std::fs::create_dir_all(dir).map_err(|e| Failure::file(dir, e))?;
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        // Values nearly all distinct (each instance's DUMP, its address): no dictionary,
+        // whose interning costs more than it saves.
+        .set_column_dictionary_enabled(ColumnPath::from("attributes"), false)
+        .set_column_dictionary_enabled(ColumnPath::from("address"), false)
+        .set_column_dictionary_enabled(ColumnPath::from("_address"), false)
         .set_max_row_group_row_count(Some(ROW_GROUP))
+        // (Each table's row group in the making is held in memory: bounded in bytes too.)
+        .set_max_row_group_bytes(Some(4 << 20))
         .build();
-    let mut writers: BTreeMap<String, (arrow_schema::SchemaRef, ArrowWriter<std::fs::File>)> =
-        BTreeMap::new();
+    let mut writers: BTreeMap<String, Table> = BTreeMap::new();
     let mut counts = Counts::default();
     let mut bad = Vec::new();
     for path in states {
@@ -72,8 +79,15 @@ pub fn write(
             .bytes
             .saturating_add(file.metadata().map_or(0, |m| m.len()));
         let arrow = ArrowOptions::default();
+        // Tables written out come back here to be filled again: their builders (and the
+        // schemas of their types, hundreds of columns for some) are made once, not per run.
+        let pool: std::sync::Mutex<Vec<StateTables>> = std::sync::Mutex::new(Vec::new());
         let init = || Run {
-            tables: StateTables::new(&arrow),
+            tables: pool
+                .lock()
+                .ok()
+                .and_then(|mut p| p.pop())
+                .unwrap_or_else(|| StateTables::new(&arrow)),
             counts: Counts::default(),
             fault: None,
         };
@@ -98,9 +112,9 @@ pub fn write(
             props: &props,
             file: &name,
             failure: None,
+            pool: &pool,
         };
         let summary = match jobs {
-            // One run for the whole file, its full batches written as they fill.
             // One thread: runs of `ROW_GROUP` instances.
             0 | 1 => {
                 let mut run = init();
@@ -127,8 +141,8 @@ pub fn write(
             Err(e) => bad.push(format!("{name}: {e}")),
         }
     }
-    for (table, (_, w)) in writers {
-        w.close().map_err(|e| {
+    for (table, t) in writers {
+        t.close().map_err(|e| {
             Failure::BadInput(format!(
                 "{}: {e}",
                 dir.join(format!("{table}.parquet")).display()
@@ -141,13 +155,15 @@ pub fn write(
 /// Where runs go: the tables' writers, the counts, the first failure (after which nothing
 /// more is written).
 struct Out<'o> {
-    writers: &'o mut BTreeMap<String, (arrow_schema::SchemaRef, ArrowWriter<std::fs::File>)>,
+    writers: &'o mut BTreeMap<String, Table>,
     counts: &'o mut Counts,
     dir: &'o Path,
     props: &'o WriterProperties,
     /// The state file being read.
     file: &'o str,
     failure: Option<Failure>,
+    /// Where tables written out go back, empty.
+    pool: &'o std::sync::Mutex<Vec<StateTables>>,
 }
 
 impl Out<'_> {
@@ -178,6 +194,9 @@ impl Out<'_> {
             }
             Err(e) => self.failure = Some(Failure::BadInput(format!("{}: {e}", self.file))),
         }
+        if let Ok(mut pool) = self.pool.lock() {
+            pool.push(tables);
+        }
     }
 
     /// Writes `batch` to table `table`'s file (created on its first batch).
@@ -189,7 +208,7 @@ impl Out<'_> {
         let result = match self.writers.get_mut(table) {
             // Rows of the type whose values have another type (another schema version) than
             // the table's first: left to `instances`.
-            Some((schema, _)) if *schema != batch.schema() => {
+            Some(t) if t.schema != batch.schema() => {
                 let n = self
                     .counts
                     .other_schema
@@ -198,18 +217,68 @@ impl Out<'_> {
                 *n = n.saturating_add(batch.num_rows() as u64);
                 Ok(())
             }
-            Some((_, w)) => w.write(batch),
+            Some(t) => t.push(batch),
             None => std::fs::File::create(&out)
                 .map_err(parquet::errors::ParquetError::from)
                 .and_then(|f| ArrowWriter::try_new(f, batch.schema(), Some(self.props.clone())))
-                .and_then(|mut w| {
-                    w.write(batch)?;
-                    self.writers.insert(table.to_string(), (batch.schema(), w));
+                .and_then(|writer| {
+                    let mut t = Table {
+                        schema: batch.schema(),
+                        writer,
+                        pending: Vec::new(),
+                        rows: 0,
+                    };
+                    t.push(batch)?;
+                    self.writers.insert(table.to_string(), t);
                     Ok(())
                 }),
         };
         if let Err(e) = result {
             self.failure = Some(Failure::file(&out, e));
         }
+    }
+}
+
+/// The rows a table gathers from runs before they are written together: a run's batch of a
+/// type may be a few rows, and each write costs every one of the table's columns.
+const GATHER_ROWS: usize = 4096;
+
+/// One table's Parquet file: its schema (the first batch's), its writer, and the batches
+/// gathered for the next write.
+struct Table {
+    schema: arrow_schema::SchemaRef,
+    writer: ArrowWriter<std::fs::File>,
+    pending: Vec<arrow_array::RecordBatch>,
+    rows: usize,
+}
+
+impl Table {
+    /// Gathers `batch`; writes what is gathered once it holds [`GATHER_ROWS`] rows.
+    fn push(
+        &mut self,
+        batch: &arrow_array::RecordBatch,
+    ) -> Result<(), parquet::errors::ParquetError> {
+        self.rows = self.rows.saturating_add(batch.num_rows());
+        self.pending.push(batch.clone());
+        if self.rows >= GATHER_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), parquet::errors::ParquetError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let batch = arrow_select::concat::concat_batches(&self.schema, &self.pending)?;
+        self.pending.clear();
+        self.rows = 0;
+        self.writer.write(&batch)
+    }
+
+    /// Writes what is gathered, then the file's footer.
+    fn close(mut self) -> Result<(), parquet::errors::ParquetError> {
+        self.flush()?;
+        self.writer.close().map(drop)
     }
 }
