@@ -6,6 +6,7 @@ mod progress;
 #[cfg(feature = "bench")]
 mod skip_walk;
 mod state;
+mod state_lines;
 #[cfg(feature = "parquet")]
 mod state_parquet;
 mod strings;

@@ -1,15 +1,15 @@
 //! `tfwire state`: decode every instance of state files against providers-schema documents.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use tfwire::state::{IndexKey, InstanceRef, Mode, Outcome, ReaderOptions, SchemaSet, StateReader};
+use tfwire::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
 use super::progress::Progress;
+use super::state_lines::{json_string, ndjson_line, text_lines};
 use super::strings::Strings;
 use super::Failure;
 
@@ -470,121 +470,6 @@ fn decode_file(
     (out, totals, result)
 }
 
-/// The DUMP of a value that `program` decoded. That cannot fail (such a value is of the
-/// program's type and within `MAX_VALUE_DEPTH`); were it to, the value shows as `null`.
-#[inline]
-fn dump_decoded(out: &mut String, program: &tfwire::Program, value: tfwire::Value<'_>) {
-    let mark = out.len();
-    if tfwire::dump::write(out, program, value).is_err() {
-        out.truncate(mark);
-        out.push_str("null");
-    }
-}
-
-/// The text line of an instance (and its DUMP after it, with `--dump`), each after `prefix`
-/// and newline-terminated.
-fn text_lines(
-    out: &mut String,
-    prefix: &str,
-    item: &InstanceRef<'_, '_>,
-    outcome: &Outcome<'_>,
-    dump: bool,
-) {
-    out.push_str(prefix);
-    item.write_address(out);
-    out.push('\t');
-    match outcome {
-        Outcome::Ok(value, m) => {
-            out.push_str("ok\n");
-            if dump {
-                out.push_str(prefix);
-                dump_decoded(out, m.program, *value);
-                out.push('\n');
-            }
-        }
-        Outcome::Error(e, _) => {
-            let _ = writeln!(out, "error {e}");
-        }
-        Outcome::NoSchema => out.push_str("no schema\n"),
-        Outcome::Legacy => {
-            out.push_str("no schema (legacy flatmap attributes are not supported)\n")
-        }
-    }
-}
-
-/// The NDJSON object of an instance, newline-terminated: the keys in the documented order
-/// (`file` is given as JSON).
-fn ndjson_line(
-    out: &mut String,
-    address: &mut String,
-    file: &str,
-    item: &InstanceRef<'_, '_>,
-    outcome: &Outcome<'_>,
-) {
-    let r = item.resource;
-    out.push_str("{\"file\":");
-    out.push_str(file);
-    out.push_str(",\"address\":");
-    address.clear();
-    item.write_address(address);
-    push_json_string(out, address);
-    out.push_str(match r.mode {
-        Mode::Managed => ",\"mode\":\"managed\",\"type\":",
-        Mode::Data => ",\"mode\":\"data\",\"type\":",
-    });
-    push_json_string(out, &r.type_name);
-    out.push_str(",\"name\":");
-    push_json_string(out, &r.name);
-    out.push_str(",\"module\":");
-    push_opt_json_string(out, r.module.as_deref());
-    out.push_str(",\"index_key\":");
-    match &item.instance.index_key {
-        Some(IndexKey::Int(i)) => {
-            let _ = write!(out, "{i}");
-        }
-        Some(IndexKey::String(s)) => push_json_string(out, s),
-        None => out.push_str("null"),
-    }
-    out.push_str(",\"deposed\":");
-    push_opt_json_string(out, item.instance.deposed.as_deref());
-    out.push_str(",\"provider\":");
-    push_json_string(out, &r.provider_address);
-    match outcome {
-        Outcome::Ok(value, m) => {
-            out.push_str(",\"status\":\"ok\",\"value\":");
-            dump_decoded(out, m.program, *value);
-        }
-        Outcome::Error(e, _) => {
-            out.push_str(",\"status\":\"error\",\"error\":{\"path\":");
-            push_json_string(out, e.display_path());
-            let offset = e.offset().unwrap_or_default();
-            let _ = write!(out, ",\"offset\":{offset},\"message\":");
-            push_json_string(out, e.message());
-            out.push('}');
-        }
-        Outcome::NoSchema | Outcome::Legacy => out.push_str(",\"status\":\"no_schema\""),
-    }
-    out.push_str("}\n");
-}
-
-/// `s` as a JSON string (serde_json's escaping).
-fn json_string(s: &str) -> String {
-    let mut out = String::new();
-    push_json_string(&mut out, s);
-    out
-}
-
-fn push_json_string(out: &mut String, s: &str) {
-    tfwire::dump::write_string(out, s);
-}
-
-fn push_opt_json_string(out: &mut String, s: Option<&str>) {
-    match s {
-        Some(s) => push_json_string(out, s),
-        None => out.push_str("null"),
-    }
-}
-
 /// Buffered stdout.
 struct Output {
     out: std::io::BufWriter<std::io::Stdout>,
@@ -626,42 +511,13 @@ fn parquet_files(
                 "--format parquet needs --out DIR".into(),
             )));
         };
-        let start = std::time::Instant::now();
-        return Some(
-            super::state_parquet::write(&args.states, set, options, jobs, dir).and_then(
-                |(c, bad)| {
-                    eprintln!(
-                        "tfwire: instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
-                        c.instances,
-                        c.ok,
-                        c.errors,
-                        c.no_schema,
-                        c.bytes,
-                        start.elapsed().as_secs_f64()
-                    );
-                    for (table, n) in &c.other_schema {
-                        eprintln!(
-                        "tfwire: {table}: {n} instances decoded by a schema of another type than \
-                         the table's first: in instances.parquet only"
-                    );
-                    }
-                    for b in &bad {
-                        eprintln!("tfwire: {b}");
-                    }
-                    match (bad.len(), c.errors) {
-                        (0, 0) => Ok(()),
-                        (0, n) => Err(Failure::BadInput(format!(
-                            "{n} of {} instances failed to decode",
-                            c.instances
-                        ))),
-                        (n, _) => Err(Failure::BadInput(format!(
-                            "{n} state file{} could not be read",
-                            if n == 1 { "" } else { "s" }
-                        ))),
-                    }
-                },
-            ),
-        );
+        return Some(super::state_parquet::run(
+            &args.states,
+            set,
+            options,
+            jobs,
+            dir,
+        ));
     }
     let _ = (set, options, jobs);
     args.out

@@ -44,7 +44,7 @@ struct Run {
 
 /// Writes the tables of `states` into `dir` (created if absent). Returns what the files held
 /// and the files that could not be read (with why).
-pub fn write(
+fn write(
     states: &[PathBuf],
     set: &SchemaSet,
     options: &DecodeOptions,
@@ -280,5 +280,48 @@ impl Table {
     fn close(mut self) -> Result<(), parquet::errors::ParquetError> {
         self.flush()?;
         self.writer.close().map(drop)
+    }
+}
+
+/// `tfwire state --format parquet --out DIR`: the files' tables written, the summary line on
+/// standard error (and a line per table that left instances out), exit 1 when an instance
+/// failed to decode or a file could not be read.
+pub fn run(
+    states: &[PathBuf],
+    set: &SchemaSet,
+    options: &DecodeOptions,
+    jobs: usize,
+    dir: &Path,
+) -> Result<(), Failure> {
+    let start = std::time::Instant::now();
+    let (c, bad) = write(states, set, options, jobs, dir)?;
+    eprintln!(
+        "tfwire: instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
+        c.instances,
+        c.ok,
+        c.errors,
+        c.no_schema,
+        c.bytes,
+        start.elapsed().as_secs_f64()
+    );
+    for (table, n) in &c.other_schema {
+        eprintln!(
+            "tfwire: {table}: {n} instances decoded by a schema of another type than the \
+             table's first: in instances.parquet only"
+        );
+    }
+    for b in &bad {
+        eprintln!("tfwire: {b}");
+    }
+    match (bad.len(), c.errors) {
+        (0, 0) => Ok(()),
+        (0, n) => Err(Failure::BadInput(format!(
+            "{n} of {} instances failed to decode",
+            c.instances
+        ))),
+        (n, _) => Err(Failure::BadInput(format!(
+            "{n} state file{} could not be read",
+            if n == 1 { "" } else { "s" }
+        ))),
     }
 }

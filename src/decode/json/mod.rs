@@ -40,9 +40,7 @@ use crate::decode::common::{
 use crate::decode::slots::Slots;
 use crate::error::{DecodeError, ErrorKind};
 use crate::program::key::AttrEntry;
-use crate::program::{
-    tuple_arity, tuple_element, DecodeOptions, ItemsId, Op, OpId, Picks, Program, Span,
-};
+use crate::program::{DecodeOptions, ItemsId, Op, OpId, Program, Span};
 use crate::value::{Object, Value};
 use dynamic::TypeMemo;
 use extent::Memo;
@@ -316,53 +314,6 @@ impl<'a> Decoder<'a> {
             .alloc_slice_copy(self.map.get(start..).unwrap_or_default());
         self.map.truncate(start);
         Ok(out)
-    }
-
-    /// A tuple of the element ops `elems` whose `[` is at `at`: every element, or (a pick's
-    /// tuple, one op per pick) those `picks` picks, the others stepped over; its length is
-    /// checked either way.
-    #[inline(never)]
-    pub(super) fn tuple(
-        &mut self,
-        prog: &'a Program,
-        elems: Span,
-        picks: Option<&Picks>,
-        at: usize,
-    ) -> Result<Value<'a>, Pending> {
-        let arity = tuple_arity(picks, elems);
-        self.pos = at.wrapping_add(1);
-        self.c.charge(elems.len, VALUE, at)?;
-        let mut out = Slots::new(self.bump, elems.len);
-        self.c.enter(at)?;
-        let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
-        let mut n = 0u32;
-        if self.first(b']') {
-            loop {
-                if n >= arity {
-                    let at = ws(self.buf, self.pos);
-                    let msg = format!("too many tuple elements (need {arity})");
-                    return Err(Pending::new(ErrorKind::WrongLength, at, msg));
-                }
-                match tuple_element(picks, ops, n) {
-                    Some(op) => self.value_with(prog, prog.op(op), op, |_, v| out.push(v)),
-                    None => self.skip_element(),
-                }
-                .map_err(|e| e.in_index(n as usize))?;
-                // `n < arity`: cannot wrap.
-                n = n.wrapping_add(1);
-                if !self.next(b']')? {
-                    break;
-                }
-            }
-        }
-        if n < arity {
-            let msg = format!("not enough tuple elements (need {arity})");
-            // (At the `]` just read.)
-            let at = self.pos.saturating_sub(1);
-            return Err(Pending::new(ErrorKind::WrongLength, at, msg));
-        }
-        self.c.leave();
-        Ok(Value::Tuple(out.finish(Value::Null)))
     }
 
     /// A map of `elem` whose `{` is at `at`.

@@ -1,11 +1,17 @@
 //! A projection's picks in JSON ([`Op::Pick`]): the elements of a list or tuple at the picked
 //! indexes, the entries of a map at the picked keys, decoded; every other element stepped
-//! over by the validating skip (`skip.rs`), as an unselected attribute is.
+//! over by the validating skip (`skip.rs`), as an unselected attribute is. Tuples, picked or
+//! not, are read here (`tuple`).
 
+use super::scan::ws;
 use super::skip::skip;
-use super::Decoder;
+use super::{Decoder, VALUE};
 use crate::decode::common::{map_complete, seq_complete, Pending};
-use crate::program::{ItemLimits, Op, OpId, PickId, Picks, Program};
+use crate::decode::slots::Slots;
+use crate::error::ErrorKind;
+use crate::program::{
+    tuple_arity, tuple_element, ItemLimits, Op, OpId, PickId, Picks, Program, Span,
+};
 use crate::value::Value;
 
 impl<'a> Decoder<'a> {
@@ -29,6 +35,53 @@ impl<'a> Decoder<'a> {
             (Op::Map { elem }, b'{') => self.picked_map(prog, elem, picks, at),
             (code, _) => Err(self.mismatch(code, c, at)),
         }
+    }
+
+    /// A tuple of the element ops `elems` whose `[` is at `at`: every element, or (a pick's
+    /// tuple, one op per pick) those `picks` picks, the others stepped over; its length is
+    /// checked either way.
+    #[inline(never)]
+    pub(super) fn tuple(
+        &mut self,
+        prog: &'a Program,
+        elems: Span,
+        picks: Option<&Picks>,
+        at: usize,
+    ) -> Result<Value<'a>, Pending> {
+        let arity = tuple_arity(picks, elems);
+        self.pos = at.wrapping_add(1);
+        self.c.charge(elems.len, VALUE, at)?;
+        let mut out = Slots::new(self.bump, elems.len);
+        self.c.enter(at)?;
+        let ops = prog.code.tuple_elems.get(elems.range()).unwrap_or_default();
+        let mut n = 0u32;
+        if self.first(b']') {
+            loop {
+                if n >= arity {
+                    let at = ws(self.buf, self.pos);
+                    let msg = format!("too many tuple elements (need {arity})");
+                    return Err(Pending::new(ErrorKind::WrongLength, at, msg));
+                }
+                match tuple_element(picks, ops, n) {
+                    Some(op) => self.value_with(prog, prog.op(op), op, |_, v| out.push(v)),
+                    None => self.skip_element(),
+                }
+                .map_err(|e| e.in_index(n as usize))?;
+                // `n < arity`: cannot wrap.
+                n = n.wrapping_add(1);
+                if !self.next(b']')? {
+                    break;
+                }
+            }
+        }
+        if n < arity {
+            let msg = format!("not enough tuple elements (need {arity})");
+            // (At the `]` just read.)
+            let at = self.pos.saturating_sub(1);
+            return Err(Pending::new(ErrorKind::WrongLength, at, msg));
+        }
+        self.c.leave();
+        Ok(Value::Tuple(out.finish(Value::Null)))
     }
 
     /// Steps over the element at `pos` (an error in it is the caller's to place).
