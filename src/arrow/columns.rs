@@ -75,7 +75,9 @@ impl BatchBuilder {
                     return Err(mismatch("an object of the builder's type", value));
                 }
                 for ((column, name), v) in self.columns.iter_mut().zip(names).zip(object.attrs()) {
-                    unknowns.enter_attr(name, |u| column.append(program, *v, u))?;
+                    if !column.append_scalar(*v) {
+                        unknowns.enter_attr(name, |u| column.append(program, *v, u))?;
+                    }
                 }
             }
             Value::Null | Value::Unknown(_) => {
@@ -244,6 +246,22 @@ impl Column {
         }
     }
 
+    /// Appends `v` when it is a string, bool, number or null of a column of that kind (most
+    /// attributes), without the general path's call: false when it did not.
+    #[inline(always)]
+    fn append_scalar(&mut self, v: Value<'_>) -> bool {
+        match (self, v) {
+            (Column::Utf8(b), Value::String(s)) => b.append_value(s),
+            (Column::Utf8(b) | Column::Json(b), Value::Null) => b.append_null(),
+            (Column::Bool(b), Value::Bool(x)) => b.append_value(x),
+            (Column::Bool(b), Value::Null) => b.append_null(),
+            (Column::Float64(b), Value::Int(i)) => b.append_value(i as f64),
+            (Column::Float64(b), Value::Null) => b.append_null(),
+            _ => return false,
+        }
+        true
+    }
+
     /// Appends `v` (of `program`), or a null for a null or unknown value (recorded).
     fn append(
         &mut self,
@@ -294,9 +312,11 @@ impl Column {
                     Value::Null => nulls.append_null(),
                     Value::List(items) | Value::Set(items) => {
                         for (i, x) in items.iter().enumerate() {
-                            u.enter(crate::path::Step::Index(i), |u| {
-                                child.append(program, *x, u)
-                            })?;
+                            if !child.append_scalar(*x) {
+                                u.enter(crate::path::Step::Index(i), |u| {
+                                    child.append(program, *x, u)
+                                })?;
+                            }
                         }
                         nulls.append_non_null();
                     }
@@ -384,7 +404,9 @@ impl Column {
                         return Err(mismatch("an object of the column's type", v));
                     }
                     for ((c, name), x) in children.iter_mut().zip(names).zip(object.attrs()) {
-                        u.enter_attr(name, |u| c.append(program, *x, u))?;
+                        if !c.append_scalar(*x) {
+                            u.enter_attr(name, |u| c.append(program, *x, u))?;
+                        }
                     }
                     nulls.append_non_null();
                     *len = len.saturating_add(1);
