@@ -1,7 +1,9 @@
 //! Executors over a [`Program`](crate::Program): one forward pass, values built in a bumpalo
 //! arena. Both executors recurse once per container under the depth cap
 //! ([`MAX_DEPTH`](crate::limits::MAX_DEPTH)) and build an error's value path as the error
-//! unwinds (`common.rs`, with everything else they share).
+//! unwinds (`common.rs`, with everything else they share). Each also walks a value without
+//! building it, telling a visitor (`visit.rs`, [`Program::visit`](crate::Program::visit));
+//! a projection's dynamic values are restricted after their decode (`restrict.rs`).
 //!
 //! Every decode module is held to the panic-freedom lints below (CI runs clippy with
 //! `-D warnings`): an index or an arithmetic operation on input-derived values must not be
