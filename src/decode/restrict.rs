@@ -117,63 +117,43 @@ fn restrict<'a>(
 ) -> Result<Value<'a>, (ErrorKind, String)> {
     let go =
         |old: &Type, op: OpId, v: Value<'a>| restrict(bump, root, old, program, op, v, max_types);
-    Ok(match (old, v, program.op(op)) {
+    // A pick is its collection's op, with the elements it keeps.
+    let (code, picks) = match program.op(op) {
+        Op::Pick { of, picks } => match program.picks(picks) {
+            Some(p) => (program.op(of), Some(p)),
+            None => return Err(internal("a pick outside the program")),
+        },
+        code => (code, None),
+    };
+    Ok(match (old, v, code) {
         (_, Value::Dynamic(_), Op::DynamicSelect { selection }) => {
             restrict_dynamic(root, bump, program, selection, v, max_types)?
         }
-        (_, _, Op::Pick { of, picks }) => {
-            let Some(picks) = program.picks(picks) else {
-                return Err(internal("a pick outside the program"));
-            };
-            match (old, v, program.op(of)) {
-                (Type::List(e), Value::List(vs), Op::List { elem, .. }) => {
-                    let mut out = Vec::new();
-                    for (i, x) in vs.iter().enumerate() {
-                        if picks.index_position(i as u64).is_some() {
-                            out.push(go(e, elem, *x)?);
-                        }
-                    }
-                    Value::List(bump.alloc_slice_copy(&out))
+        (
+            Type::List(e) | Type::Set(e),
+            Value::List(vs) | Value::Set(vs),
+            Op::List { elem, .. } | Op::Set { elem, .. },
+        ) => {
+            let mut out = Vec::with_capacity(vs.len());
+            for (i, x) in vs.iter().enumerate() {
+                if picks.is_none_or(|p| p.index_position(i as u64).is_some()) {
+                    out.push(go(e, elem, *x)?);
                 }
-                (Type::Map(e), Value::Map(kv), Op::Map { elem }) => {
-                    let mut out = Vec::new();
-                    for (k, x) in kv.iter() {
-                        if picks.has_key(k) {
-                            out.push((*k, go(e, elem, *x)?));
-                        }
-                    }
-                    Value::Map(bump.alloc_slice_copy(&out))
-                }
-                (Type::Tuple(ts), Value::Tuple(vs), Op::Tuple { elems }) => {
-                    let ops = program
-                        .code
-                        .tuple_elems
-                        .get(elems.range())
-                        .unwrap_or_default();
-                    let mut out = Vec::with_capacity(ops.len());
-                    for (i, (t, x)) in (0u32..).zip(ts.iter().zip(vs.iter())) {
-                        if let Some(o) = tuple_element(Some(picks), ops, i) {
-                            out.push(go(t, o, *x)?);
-                        }
-                    }
-                    Value::Tuple(bump.alloc_slice_copy(&out))
-                }
-                // Null, unknown.
-                _ => v,
+            }
+            let out = bump.alloc_slice_copy(&out);
+            match v {
+                Value::Set(_) => Value::Set(out),
+                _ => Value::List(out),
             }
         }
-        (Type::List(e), Value::List(vs), Op::List { elem, .. }) => {
-            let out: Result<Vec<_>, _> = vs.iter().map(|x| go(e, elem, *x)).collect();
-            Value::List(bump.alloc_slice_copy(&out?))
-        }
-        (Type::Set(e), Value::Set(vs), Op::Set { elem, .. }) => {
-            let out: Result<Vec<_>, _> = vs.iter().map(|x| go(e, elem, *x)).collect();
-            Value::Set(bump.alloc_slice_copy(&out?))
-        }
         (Type::Map(e), Value::Map(kv), Op::Map { elem }) => {
-            let out: Result<Vec<_>, _> =
-                kv.iter().map(|(k, x)| Ok((*k, go(e, elem, *x)?))).collect();
-            Value::Map(bump.alloc_slice_copy(&out?))
+            let mut out = Vec::with_capacity(kv.len());
+            for (k, x) in kv.iter() {
+                if picks.is_none_or(|p| p.has_key(k)) {
+                    out.push((*k, go(e, elem, *x)?));
+                }
+            }
+            Value::Map(bump.alloc_slice_copy(&out))
         }
         (Type::Tuple(ts), Value::Tuple(vs), Op::Tuple { elems }) => {
             let ops = program
@@ -181,9 +161,13 @@ fn restrict<'a>(
                 .tuple_elems
                 .get(elems.range())
                 .unwrap_or_default();
-            let parts = ts.iter().zip(ops).zip(vs.iter());
-            let out: Result<Vec<_>, _> = parts.map(|((t, o), x)| go(t, *o, *x)).collect();
-            Value::Tuple(bump.alloc_slice_copy(&out?))
+            let mut out = Vec::with_capacity(ops.len());
+            for (i, (t, x)) in (0u32..).zip(ts.iter().zip(vs.iter())) {
+                if let Some(o) = tuple_element(picks, ops, i) {
+                    out.push(go(t, o, *x)?);
+                }
+            }
+            Value::Tuple(bump.alloc_slice_copy(&out))
         }
         (Type::Object(o), Value::Object(object), Op::Object { attrs }) => {
             let names = program
@@ -194,7 +178,11 @@ fn restrict<'a>(
             let entries = program.code.attrs.get(attrs.range()).unwrap_or_default();
             let mut out = Vec::with_capacity(names.len());
             for (name, entry) in names.iter().zip(entries) {
-                let i = o.attrs().iter().position(|(n, _)| **n == **name);
+                // (A type's attributes are sorted by name, as a program's are.)
+                let i = o
+                    .attrs()
+                    .binary_search_by(|(n, _)| n.as_bytes().cmp(name.as_bytes()))
+                    .ok();
                 let (t, x) = match i.and_then(|i| Some((o.attrs().get(i)?, object.attrs().get(i)?)))
                 {
                     Some(((_, t), x)) => (t, *x),
