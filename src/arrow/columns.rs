@@ -190,8 +190,6 @@ enum Column {
         fields: Fields,
         nulls: NullBufferBuilder,
         children: Vec<Column>,
-        /// Values appended (a struct of no fields has no child to count them).
-        len: usize,
     },
 }
 
@@ -240,7 +238,6 @@ impl Column {
                     fields,
                     nulls: NullBufferBuilder::new(0),
                     children,
-                    len: 0,
                 }
             }
         }
@@ -384,16 +381,12 @@ impl Column {
             }
             (
                 Column::Struct {
-                    nulls,
-                    children,
-                    len,
-                    ..
+                    nulls, children, ..
                 },
                 v,
             ) => match v {
                 Value::Null => {
                     nulls.append_null();
-                    *len = len.saturating_add(1);
                     for c in children {
                         c.append(program, Value::Null, u)?;
                     }
@@ -409,14 +402,12 @@ impl Column {
                         }
                     }
                     nulls.append_non_null();
-                    *len = len.saturating_add(1);
                 }
                 Value::Tuple(items) if items.len() == children.len() => {
                     for (i, (c, x)) in children.iter_mut().zip(items).enumerate() {
                         u.enter(crate::path::Step::Index(i), |u| c.append(program, *x, u))?;
                     }
                     nulls.append_non_null();
-                    *len = len.saturating_add(1);
                 }
                 v => return Err(mismatch("an object or tuple", v)),
             },
@@ -468,22 +459,20 @@ impl Column {
                     false,
                 )?)
             }
+            // (An object or tuple without parts is `Present`: a struct here has a field.)
             Column::Struct {
                 fields,
                 nulls,
                 children,
-                len,
             } => {
                 let arrays = children
                     .iter_mut()
                     .map(Column::finish)
                     .collect::<Result<Vec<_>, _>>()?;
-                let n = std::mem::take(len);
-                Arc::new(StructArray::try_new_with_length(
+                Arc::new(StructArray::try_new(
                     fields.clone(),
                     arrays,
                     nulls.finish(),
-                    n,
                 )?)
             }
         })

@@ -13,7 +13,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
 use super::columns::BatchBuilder;
-use super::schema::{ArrowOptions, JSON_EXTENSION};
+use super::schema::{field, ArrowOptions};
 use crate::state::{IndexKey, InstanceRef, Mode, Outcome};
 
 /// The name of the table of every instance.
@@ -178,11 +178,9 @@ fn string_field(name: &str, nullable: bool) -> Field {
     Field::new(name, DataType::Utf8, nullable)
 }
 
+/// A nullable column of JSON text (Arrow's JSON extension type), as a `dynamic` one is.
 fn json_field(name: &str) -> Field {
-    string_field(name, true).with_metadata(std::collections::HashMap::from([(
-        "ARROW:extension:name".to_string(),
-        JSON_EXTENSION.to_string(),
-    )]))
+    field(name, &crate::Type::Dynamic)
 }
 
 impl StateTables {
