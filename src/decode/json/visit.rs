@@ -76,6 +76,9 @@ fn kept<'a>(unescaped: &str, text: &Text<'a>) -> std::borrow::Cow<'a, str> {
     }
 }
 
+/// An object key read: its quote's position, its end and its scan flags.
+type ScannedKey = (usize, usize, u8);
+
 /// Where a string read by [`Walk::string`] is.
 enum Text<'a> {
     /// In the input.
@@ -354,7 +357,8 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
             .resize(base.saturating_add(table.entries.len()), false);
         if self.d.first(b'}') {
             loop {
-                let (j, kat) = self.object_key(&table)?;
+                let (j, key) = self.object_key(&table)?;
+                let kat = key.0;
                 match j {
                     Some(j) => {
                         let max = self.d.options.limits.max_string_len;
@@ -376,7 +380,7 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
                         self.value(prog, entry.code, entry.op)
                             .map_err(|e| e.in_attr(name))?;
                     }
-                    None => self.unknown_attr(&table, kat)?,
+                    None => self.unknown_attr(&table, key)?,
                 }
                 if !self.d.next(b'}')? {
                     break;
@@ -397,9 +401,12 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
     }
 
     /// An object's key and its colon, checked in the decoder's order (`object_key`): the
-    /// attribute it names (its escapes decoded into [`Walk::text`]), or `None`; and where the
-    /// key is.
-    fn object_key(&mut self, table: &AttrTable<'a>) -> Result<(Option<usize>, usize), Pending> {
+    /// attribute it names (its escapes decoded into [`Walk::text`]), or `None`; and the key's
+    /// quote, its end and its scan flags (for [`Walk::unknown_attr`], so it is scanned once).
+    fn object_key(
+        &mut self,
+        table: &AttrTable<'a>,
+    ) -> Result<(Option<usize>, ScannedKey), Pending> {
         let buf: &'a [u8] = self.d.buf;
         let kat = ws(buf, self.d.pos);
         if buf.get(kat) != Some(&b'"') {
@@ -415,15 +422,18 @@ impl<'a, V: Visitor + ?Sized> Walk<'_, 'a, V> {
             }
         };
         self.d.pos = super::scan::colon(buf, end.wrapping_add(1))?;
-        Ok((j, kat))
+        Ok((j, (kat, end, flags)))
     }
 
     /// The value of a key (at `kat`, just read) that names no attribute: an error, or (the
     /// drift option, a projection) stepped over, in the decoder's order (`unknown_attr`).
-    fn unknown_attr(&mut self, table: &AttrTable<'a>, kat: usize) -> Result<(), Pending> {
+    fn unknown_attr(
+        &mut self,
+        table: &AttrTable<'a>,
+        (kat, end, flags): ScannedKey,
+    ) -> Result<(), Pending> {
         let buf: &'a [u8] = self.d.buf;
         let start = kat.wrapping_add(1);
-        let (end, flags) = scan_string(buf, start, kat)?;
         let raw = buf.get(start..end).unwrap_or_default();
         let key: std::borrow::Cow<'a, str> = match flags & (ESCAPED | NON_ASCII) {
             0 => std::str::from_utf8(raw).unwrap_or_default().into(),
