@@ -136,16 +136,17 @@ enum OutputFormat {
     Parquet,
 }
 
+/// What the instances gave (the summary line), over a file, a run or the whole command.
 #[derive(Default)]
-struct Totals {
+pub(super) struct Totals {
     instances: u64,
     ok: u64,
     errors: u64,
     no_schema: u64,
     /// Instances of types `--type` leaves out.
-    skipped: u64,
+    pub(super) skipped: u64,
     bytes: u64,
-    time: Duration,
+    pub(super) time: Duration,
 }
 
 /// Runs `tfwire state`.
@@ -297,42 +298,10 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     }
     out.flush()?;
     progress.finish();
-    let t = &totals;
-    let skipped = match args.types.is_empty() {
-        true => String::new(),
-        false => format!(" skipped={}", t.skipped),
-    };
-    eprintln!(
-        "tfwire: instances={} ok={} errors={} no_schema={}{skipped} bytes={} seconds={:.3}",
-        t.instances,
-        t.ok,
-        t.errors,
-        t.no_schema,
-        t.bytes,
-        t.time.as_secs_f64()
-    );
     // The schemas (tens of MB of small allocations) are not freed one by one on the way out:
     // the process's exit releases them at once.
     std::mem::forget(set);
-    let failed_instances = (totals.errors > 0).then(|| {
-        format!(
-            "{} of {} instances failed to decode",
-            totals.errors, totals.instances
-        )
-    });
-    if bad_files > 0 {
-        if let Some(msg) = failed_instances {
-            eprintln!("tfwire: {msg}");
-        }
-        let s = if bad_files == 1 { "" } else { "s" };
-        return Err(Failure::BadInput(format!(
-            "{bad_files} state file{s} could not be read"
-        )));
-    }
-    match failed_instances {
-        Some(msg) => Err(Failure::BadInput(msg)),
-        None => Ok(()),
-    }
+    totals.report(!args.types.is_empty(), bad_files)
 }
 
 /// A state file to read: its path, its length when it is a regular file, and what its text
@@ -348,7 +317,7 @@ struct File<'a> {
 type FileResult = (String, Totals, Result<(), String>);
 
 impl Totals {
-    fn add(&mut self, t: &Totals) {
+    pub(super) fn add(&mut self, t: &Totals) {
         self.instances += t.instances;
         self.ok += t.ok;
         self.errors += t.errors;
@@ -358,7 +327,7 @@ impl Totals {
         self.time += t.time;
     }
 
-    fn count(&mut self, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>) {
+    pub(super) fn count(&mut self, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>) {
         self.instances += 1;
         match outcome {
             Outcome::Ok(..) => self.ok += 1,
@@ -367,6 +336,43 @@ impl Totals {
         }
         if matches!(outcome, Outcome::Ok(..) | Outcome::Error(..)) {
             self.bytes += item.instance.attributes.json().map_or(0, str::len) as u64;
+        }
+    }
+
+    /// Prints the summary line (`skipped=N` with `--type`) and says how the command ends:
+    /// with `bad_files` unread files or a failed instance, bad input.
+    pub(super) fn report(&self, types: bool, bad_files: usize) -> Result<(), Failure> {
+        let skipped = match types {
+            false => String::new(),
+            true => format!(" skipped={}", self.skipped),
+        };
+        eprintln!(
+            "tfwire: instances={} ok={} errors={} no_schema={}{skipped} bytes={} seconds={:.3}",
+            self.instances,
+            self.ok,
+            self.errors,
+            self.no_schema,
+            self.bytes,
+            self.time.as_secs_f64()
+        );
+        let failed_instances = (self.errors > 0).then(|| {
+            format!(
+                "{} of {} instances failed to decode",
+                self.errors, self.instances
+            )
+        });
+        if bad_files > 0 {
+            if let Some(msg) = failed_instances {
+                eprintln!("tfwire: {msg}");
+            }
+            let s = if bad_files == 1 { "" } else { "s" };
+            return Err(Failure::BadInput(format!(
+                "{bad_files} state file{s} could not be read"
+            )));
+        }
+        match failed_instances {
+            Some(msg) => Err(Failure::BadInput(msg)),
+            None => Ok(()),
         }
     }
 }
@@ -511,12 +517,14 @@ fn parquet_files(
                 "--format parquet needs --out DIR".into(),
             )));
         };
+        let types = !args.types.is_empty();
         return Some(super::state_parquet::run(
             &args.states,
             set,
             options,
             jobs,
             dir,
+            types,
         ));
     }
     let _ = (set, options, jobs);

@@ -16,30 +16,25 @@ use tfwire::arrow::{ArrowOptions, StateTables};
 use tfwire::state::{Outcome, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
+use super::state::Totals;
 use super::Failure;
 
 /// The most rows in one row group (and in one batch of a table).
 pub const ROW_GROUP: usize = 16_384;
 
-/// What the files held.
-#[derive(Default)]
-pub struct Counts {
-    pub instances: u64,
-    pub ok: u64,
-    pub errors: u64,
-    pub no_schema: u64,
-    pub skipped: u64,
-    pub bytes: u64,
-    /// By table: the decoded instances left out of it (their values of another type than
-    /// the table's, decoded with another schema version).
-    pub other_schema: BTreeMap<String, u64>,
-}
-
 /// One run's rows: its tables and what its instances gave.
 struct Run {
     tables: StateTables,
-    counts: Counts,
+    counts: Totals,
     fault: Option<String>,
+}
+
+/// What the files gave: the totals, and by table the decoded instances left out of it (their
+/// values of another type than the table's, decoded with another schema version).
+#[derive(Default)]
+struct Counts {
+    totals: Totals,
+    other_schema: BTreeMap<String, u64>,
 }
 
 /// Writes the tables of `states` into `dir` (created if absent). Returns what the files held
@@ -75,9 +70,6 @@ fn write(
                 continue;
             }
         };
-        counts.bytes = counts
-            .bytes
-            .saturating_add(file.metadata().map_or(0, |m| m.len()));
         let arrow = ArrowOptions::default();
         // Tables written out come back here to be filled again: their builders (and the
         // schemas of their types, hundreds of columns for some) are made once, not per run.
@@ -88,18 +80,12 @@ fn write(
                 .ok()
                 .and_then(|mut p| p.pop())
                 .unwrap_or_else(|| StateTables::new(&arrow)),
-            counts: Counts::default(),
+            counts: Totals::default(),
             fault: None,
         };
         let fold =
             |run: &mut Run, item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
-                let c = &mut run.counts;
-                c.instances += 1;
-                match outcome {
-                    Outcome::Ok(..) => c.ok += 1,
-                    Outcome::Error(..) => c.errors += 1,
-                    Outcome::NoSchema | Outcome::Legacy => c.no_schema += 1,
-                }
+                run.counts.count(&item, outcome);
                 if let Err(e) = run.tables.add(&name, item, outcome) {
                     run.fault.get_or_insert(e.to_string());
                 }
@@ -137,7 +123,7 @@ fn write(
             return Err(f);
         }
         match summary {
-            Ok(s) => counts.skipped = counts.skipped.saturating_add(s.skipped),
+            Ok(s) => counts.totals.skipped += s.skipped,
             Err(e) => bad.push(format!("{name}: {e}")),
         }
     }
@@ -169,15 +155,7 @@ struct Out<'o> {
 impl Out<'_> {
     /// A run's counts, and its rows written.
     fn absorb(&mut self, run: Run) {
-        let c = &mut *self.counts;
-        for (k, v) in [
-            (&mut c.instances, run.counts.instances),
-            (&mut c.ok, run.counts.ok),
-            (&mut c.errors, run.counts.errors),
-            (&mut c.no_schema, run.counts.no_schema),
-        ] {
-            *k = k.saturating_add(v);
-        }
+        self.counts.totals.add(&run.counts);
         if self.failure.is_some() {
             return;
         }
@@ -292,18 +270,11 @@ pub fn run(
     options: &DecodeOptions,
     jobs: usize,
     dir: &Path,
+    types: bool,
 ) -> Result<(), Failure> {
     let start = std::time::Instant::now();
-    let (c, bad) = write(states, set, options, jobs, dir)?;
-    eprintln!(
-        "tfwire: instances={} ok={} errors={} no_schema={} bytes={} seconds={:.3}",
-        c.instances,
-        c.ok,
-        c.errors,
-        c.no_schema,
-        c.bytes,
-        start.elapsed().as_secs_f64()
-    );
+    let (mut c, bad) = write(states, set, options, jobs, dir)?;
+    c.totals.time = start.elapsed();
     for (table, n) in &c.other_schema {
         eprintln!(
             "tfwire: {table}: {n} instances decoded by a schema of another type than the \
@@ -313,15 +284,5 @@ pub fn run(
     for b in &bad {
         eprintln!("tfwire: {b}");
     }
-    match (bad.len(), c.errors) {
-        (0, 0) => Ok(()),
-        (0, n) => Err(Failure::BadInput(format!(
-            "{n} of {} instances failed to decode",
-            c.instances
-        ))),
-        (n, _) => Err(Failure::BadInput(format!(
-            "{n} state file{} could not be read",
-            if n == 1 { "" } else { "s" }
-        ))),
-    }
+    c.totals.report(types, bad.len())
 }
