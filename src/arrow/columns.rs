@@ -207,10 +207,10 @@ impl Column {
             }
         };
         match ty {
-            Type::String => Column::Utf8(StringBuilder::new()),
-            Type::Dynamic => Column::Json(StringBuilder::new()),
-            Type::Bool => Column::Bool(BooleanBuilder::new()),
-            Type::Number => Column::Float64(Float64Builder::new()),
+            Type::String => Column::Utf8(StringBuilder::with_capacity(0, 0)),
+            Type::Dynamic => Column::Json(StringBuilder::with_capacity(0, 0)),
+            Type::Bool => Column::Bool(BooleanBuilder::with_capacity(0)),
+            Type::Number => Column::Float64(Float64Builder::with_capacity(0)),
             Type::List(t) | Type::Set(t) => list(Column::new(t)),
             Type::Map(t) => {
                 let DataType::Map(entries, _) = data_type(ty) else {
@@ -220,14 +220,14 @@ impl Column {
                     entries,
                     offsets: vec![0],
                     nulls: NullBufferBuilder::new(0),
-                    keys: StringBuilder::new(),
+                    keys: StringBuilder::with_capacity(0, 0),
                     values: Box::new(Column::new(t)),
                 }
             }
             Type::Object(_) | Type::Tuple(_) => {
                 let DataType::Struct(fields) = data_type(ty) else {
                     // (An object or tuple without parts: whether it is there.)
-                    return Column::Present(BooleanBuilder::new());
+                    return Column::Present(BooleanBuilder::with_capacity(0));
                 };
                 let children = match ty {
                     Type::Object(o) => o.attrs().iter().map(|(_, t)| Column::new(t)).collect(),

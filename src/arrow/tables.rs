@@ -107,8 +107,8 @@ struct Envelope {
 impl Envelope {
     fn new(n: usize) -> Envelope {
         Envelope {
-            strings: (0..n).map(|_| StringBuilder::new()).collect(),
-            schema_version: Int64Builder::new(),
+            strings: (0..n).map(|_| StringBuilder::with_capacity(0, 0)).collect(),
+            schema_version: Int64Builder::with_capacity(0),
         }
     }
 

@@ -1,8 +1,8 @@
 //! [`StateReader::visit_parallel`]: one state's instances decoded on several threads. The
 //! reader walks the state on the calling thread and only delimits each resource (`split.rs`:
 //! brackets counted, nothing checked), handing on the read buffer that holds them as a batch
-//! (about 1 MiB); a resource too large for that is read by the walk, which delimits its
-//! instances' attributes and copies the instances into batches instead. Each batch is split
+//! (the read size, 1 MiB by default); a resource too large for that is read by the walk,
+//! which delimits its instances' attributes and copies the instances into batches instead. Each batch is split
 //! into one run per worker (by bytes for resources, by count for instances); `jobs - 1`
 //! scoped threads read and decode the runs (one arena per worker) while the walk fills the
 //! next batch, and the calling thread, once it has read two batches ahead, takes queued runs
@@ -28,9 +28,9 @@ use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, Sta
 use super::{StateReader, Summary};
 use crate::program::DecodeOptions;
 
-/// A batch is handed to the workers once its attribute bytes reach this size…
-const BATCH_BYTES: usize = 1 << 20;
-/// …or it holds this many instances.
+/// A batch of instances is handed to the workers once its attribute bytes reach the reader's
+/// read size ([`ReaderOptions::read_size`](super::ReaderOptions::read_size), as a batch of
+/// resources is a read buffer), or it holds this many instances.
 const BATCH_INSTANCES: usize = 16_384;
 
 /// Resources, or instances, copied out of the reader's buffer (one kind per batch).
@@ -156,8 +156,8 @@ impl Batch {
         self.bytes.clear();
     }
 
-    fn full(&self) -> bool {
-        self.bytes.len() >= BATCH_BYTES || self.items.len() >= BATCH_INSTANCES
+    fn full(&self, bytes: usize) -> bool {
+        self.bytes.len() >= bytes || self.items.len() >= BATCH_INSTANCES
     }
 
     /// Folds `items` (a run of this batch) into one accumulator, with the worker's arena
@@ -387,12 +387,13 @@ struct Context<'c, I, F> {
 
 impl<R: Read> StateReader<R> {
     /// Reads the whole state, decoding its instances on `jobs` threads. The instances come
-    /// in batches of a few MiB; each worker folds its contiguous run of a batch into an
-    /// accumulator made by `init` (`fold` gets each instance and its outcome, as
-    /// [`StateReader::visit`]'s callback would), and `sink` gets the accumulators in file
-    /// order on the calling thread. The instances before a [`StateError`] are handed out
-    /// before it is returned, as [`StateReader::visit`] hands them out. With `jobs` 1
-    /// everything runs on the calling thread, in one accumulator per instance.
+    /// in batches of about the read size ([`ReaderOptions::read_size`](super::ReaderOptions));
+    /// each worker folds its contiguous run of a batch into an accumulator made by `init`
+    /// (`fold` gets each instance and its outcome, as [`StateReader::visit`]'s callback
+    /// would), and `sink` gets the accumulators in file order on the calling thread. The
+    /// instances before a [`StateError`] are handed out before it is returned, as
+    /// [`StateReader::visit`] hands them out. With `jobs` 1 everything runs on the calling
+    /// thread, in one accumulator per instance.
     ///
     /// ```
     /// use tfwire::state::{Outcome, SchemaSet, StateReader};
@@ -422,7 +423,7 @@ impl<R: Read> StateReader<R> {
         jobs: usize,
         init: I,
         fold: F,
-        mut sink: S,
+        sink: S,
     ) -> Result<Summary, StateError>
     where
         A: Send,
@@ -430,13 +431,58 @@ impl<R: Read> StateReader<R> {
         F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>) + Sync,
         S: FnMut(A),
     {
+        self.visit_parallel_map(set, options, jobs, init, fold, |acc| acc, sink)
+    }
+
+    /// [`StateReader::visit_parallel`] with one more step on the workers: each run's
+    /// accumulator goes through `map` on the thread that folded it, and `sink` gets what
+    /// `map` made (for work that should not wait for the calling thread, such as turning
+    /// rows into columns). With `jobs` 1, `map` runs after each instance's fold.
+    ///
+    /// ```
+    /// use tfwire::state::{SchemaSet, StateReader};
+    /// use tfwire::DecodeOptions;
+    ///
+    /// let state = br#"{"version":4,"resources":[{"mode":"managed","type":"t","name":"x",
+    ///   "provider":"provider[\"registry.terraform.io/hashicorp/t\"]",
+    ///   "instances":[{"attributes":{}},{"attributes":{}}]}]}"#;
+    /// let mut lines = Vec::new();
+    /// StateReader::new(&state[..]).visit_parallel_map(
+    ///     &SchemaSet::new(), &DecodeOptions::default(), 2,
+    ///     Vec::new,
+    ///     |names: &mut Vec<String>, item, _| names.push(item.address()),
+    ///     |names| names.join("\n"),
+    ///     |text| lines.push(text),
+    /// )?;
+    /// assert_eq!(lines.concat(), "t.x\nt.x");
+    /// # Ok::<(), tfwire::state::StateError>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn visit_parallel_map<A, B, I, F, M, S>(
+        self,
+        set: &SchemaSet,
+        options: &DecodeOptions,
+        jobs: usize,
+        init: I,
+        fold: F,
+        map: M,
+        mut sink: S,
+    ) -> Result<Summary, StateError>
+    where
+        B: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>) + Sync,
+        M: Fn(A) -> B + Sync,
+        S: FnMut(B),
+    {
         if jobs <= 1 {
             return self.visit(set, options, |item, outcome| {
                 let mut acc = init();
                 fold(&mut acc, item, outcome);
-                sink(acc);
+                sink(map(acc));
             });
         }
+        let batch_bytes = self.options.read_size;
         let ctx = Context {
             set,
             options,
@@ -457,7 +503,7 @@ impl<R: Read> StateReader<R> {
             let spawned = jobs.saturating_sub(1).max(1);
             let mut workers = Vec::with_capacity(spawned);
             for _ in 0..spawned {
-                let (runs, done_tx, ctx) = (&runs, done_tx.clone(), &ctx);
+                let (runs, done_tx, ctx, map) = (&runs, done_tx.clone(), &ctx, &map);
                 let recycle_tx = recycle_tx.clone();
                 workers.push(scope.spawn(move || {
                     let mut worker = Worker {
@@ -473,7 +519,8 @@ impl<R: Read> StateReader<R> {
                             return;
                         };
                         let acc = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            batch.fold(ctx, items, &mut worker)
+                            let (acc, fault, counts) = batch.fold(ctx, items, &mut worker);
+                            (map(acc), fault, counts)
                         }));
                         // The last run of a batch hands it back.
                         if let Ok(batch) = Arc::try_unwrap(batch) {
@@ -490,10 +537,11 @@ impl<R: Read> StateReader<R> {
                 bump: Bump::new(),
                 reader: ResourceReader::new(),
             };
-            let mut help = || -> Option<Done<A>> {
+            let mut help = || -> Option<Done<B>> {
                 // (A worker waiting for work holds the lock: then there is none to take.)
                 let (seq, batch, items) = runs.try_lock().ok()?.try_recv().ok()?;
-                let acc = batch.fold(&ctx, items, &mut own);
+                let (acc, fault, counts) = batch.fold(&ctx, items, &mut own);
+                let acc = (map(acc), fault, counts);
                 if let Ok(batch) = Arc::try_unwrap(batch) {
                     let _ = recycle_tx.send(batch);
                 }
@@ -513,10 +561,10 @@ impl<R: Read> StateReader<R> {
             let feed = RefCell::new((Batch::default(), order, &mut sink, &mut help));
             // The batch is handed to the workers when it is full, or before it would mix
             // resources and instances.
-            type Help<'h, A> = dyn FnMut() -> Option<Done<A>> + 'h;
+            type Help<'h, B> = dyn FnMut() -> Option<Done<B>> + 'h;
             let hand_on = |batch: &mut Batch,
-                           order: &mut InOrder<A>,
-                           (sink, help): (&mut S, &mut Help<'_, A>),
+                           order: &mut InOrder<B>,
+                           (sink, help): (&mut S, &mut Help<'_, B>),
                            full: bool| {
                 if !full {
                     return;
@@ -550,7 +598,7 @@ impl<R: Read> StateReader<R> {
                     let resources = !batch.units.is_empty();
                     hand_on(batch, order, (sink, *help), resources);
                     batch.push(item, raw);
-                    let full = batch.full();
+                    let full = batch.full(batch_bytes);
                     hand_on(batch, order, (sink, *help), full);
                 },
                 Some(&mut split),

@@ -119,7 +119,7 @@ pub struct Summary {
 /// ```
 pub struct StateReader<R> {
     input: R,
-    options: ReaderOptions,
+    pub(super) options: ReaderOptions,
     /// The bytes read and not yet dropped: `buf[start..end]` is unread, `buf[..start]` read.
     buf: Vec<u8>,
     start: usize,
