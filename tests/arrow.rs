@@ -22,47 +22,52 @@ fn ty(json: &str) -> Type {
     Type::from_json(json).unwrap()
 }
 
+/// The data type of `json`'s type with the default options.
+fn dt(json: &str) -> DataType {
+    data_type(&ty(json), &ArrowOptions::default())
+}
+
 fn nullable(name: &str, t: DataType) -> Field {
     Field::new(name, t, true)
 }
 
 #[test]
 fn every_type_maps_as_the_table_says() {
-    assert_eq!(data_type(&ty(r#""string""#)), DataType::Utf8);
-    assert_eq!(data_type(&ty(r#""bool""#)), DataType::Boolean);
-    assert_eq!(data_type(&ty(r#""number""#)), DataType::Float64);
-    assert_eq!(data_type(&ty(r#""dynamic""#)), DataType::Utf8);
+    assert_eq!(dt(r#""string""#), DataType::Utf8);
+    assert_eq!(dt(r#""bool""#), DataType::Boolean);
+    assert_eq!(dt(r#""number""#), DataType::Float64);
+    assert_eq!(dt(r#""dynamic""#), DataType::Utf8);
     let list = DataType::List(Arc::new(nullable("item", DataType::Utf8)));
-    assert_eq!(data_type(&ty(r#"["list","string"]"#)), list);
-    assert_eq!(data_type(&ty(r#"["set","string"]"#)), list);
+    assert_eq!(dt(r#"["list","string"]"#), list);
+    assert_eq!(dt(r#"["set","string"]"#), list);
     let entries = Fields::from(vec![
         Field::new("keys", DataType::Utf8, false),
         nullable("values", DataType::Float64),
     ]);
     assert_eq!(
-        data_type(&ty(r#"["map","number"]"#)),
+        dt(r#"["map","number"]"#),
         DataType::Map(
             Arc::new(Field::new("entries", DataType::Struct(entries), false)),
             false
         )
     );
     assert_eq!(
-        data_type(&ty(r#"["object",{"b":"bool","a":"string"}]"#)),
+        dt(r#"["object",{"b":"bool","a":"string"}]"#),
         DataType::Struct(Fields::from(vec![
             nullable("a", DataType::Utf8),
             nullable("b", DataType::Boolean)
         ]))
     );
     assert_eq!(
-        data_type(&ty(r#"["tuple",["string","number"]]"#)),
+        dt(r#"["tuple",["string","number"]]"#),
         DataType::Struct(Fields::from(vec![
             nullable("0", DataType::Utf8),
             nullable("1", DataType::Float64)
         ]))
     );
     // An object or a tuple without parts: whether it is there (no struct without fields).
-    assert_eq!(data_type(&ty(r#"["object",{}]"#)), DataType::Boolean);
-    assert_eq!(data_type(&ty(r#"["tuple",[]]"#)), DataType::Boolean);
+    assert_eq!(dt(r#"["object",{}]"#), DataType::Boolean);
+    assert_eq!(dt(r#"["tuple",[]]"#), DataType::Boolean);
     // A dynamic attribute's field is marked as JSON; the unknowns' column is asked for.
     let s = schema(
         &ty(r#"["object",{"d":"dynamic","n":"number"}]"#),
@@ -107,6 +112,84 @@ fn unknowns_are_null_with_their_paths_listed() {
         vec![
             serde_json::json!({"_unknowns": [".id", ".tags[\"a\"]"], "id": null, "tags": {"a": null}}),
             serde_json::json!({"_unknowns": [], "id": null, "tags": null}),
+        ]
+    );
+}
+
+/// With `exact_numbers`, numbers are `Decimal128(38, 9)`; one without an exact value there
+/// is null, listed with its path and text.
+#[test]
+fn exact_numbers_are_decimals_or_listed_as_text() {
+    let exact = ArrowOptions::default().with_exact_numbers(true);
+    assert_eq!(
+        data_type(&ty(r#""number""#), &exact),
+        DataType::Decimal128(38, 9)
+    );
+    let program = Program::from_type_json(
+        r#"["object",{"n":"number","m":["map","number"],"l":["list","number"]}]"#,
+    )
+    .unwrap();
+    let mut builder = BatchBuilder::new(&program, &exact).unwrap();
+    let names: Vec<String> = (builder.schema().fields().iter())
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(names, ["l", "m", "n", "_inexact_numbers"]);
+    let bump = Bump::new();
+    let rows = [
+        r#"{"n":-1.5,"m":{"a":0.0000000001,"b":12},"l":[1e29,2,0.25]}"#,
+        r#"{"n":7,"m":null,"l":[]}"#,
+    ];
+    for row in rows {
+        let value = program.decode_json(row.as_bytes(), &bump).unwrap();
+        builder.append(&program, value).unwrap();
+    }
+    // MessagePack: a float64 0.1 is the decimal 0.1 (its shortest round-trip text, as go-cty
+    // writes it); an unsigned integer.
+    let mut input = vec![0x83, 0xa1, b'n', 0xcb];
+    input.extend(0.1f64.to_be_bytes());
+    input.extend([0xa1, b'm', 0xc0, 0xa1, b'l', 0x91, 0xcf]);
+    input.extend(u64::MAX.to_be_bytes());
+    let value = program.decode_msgpack(&input, &bump).unwrap();
+    builder.append(&program, value).unwrap();
+    let batch = builder.finish().unwrap();
+    let n = batch
+        .column(2)
+        .as_any()
+        .downcast_ref::<arrow_array::Decimal128Array>()
+        .unwrap();
+    assert_eq!(
+        n.iter().collect::<Vec<_>>(),
+        [Some(-1_500_000_000), Some(7_000_000_000), Some(100_000_000)]
+    );
+    let l = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<arrow_array::ListArray>()
+        .unwrap();
+    let items = l
+        .values()
+        .as_any()
+        .downcast_ref::<arrow_array::Decimal128Array>()
+        .unwrap();
+    let u64_max = i128::from(u64::MAX) * 1_000_000_000;
+    assert_eq!(
+        items.iter().collect::<Vec<_>>(),
+        [None, Some(2_000_000_000), Some(250_000_000), Some(u64_max)]
+    );
+    assert_eq!(
+        to_json(&batch),
+        vec![
+            serde_json::json!({
+                "n": -1.5,
+                "m": {"a": null, "b": 12.0},
+                "l": [null, 2.0, 0.25],
+                "_inexact_numbers": [
+                    {"path": ".l[0]", "text": "1e29"},
+                    {"path": ".m[\"a\"]", "text": "0.0000000001"},
+                ],
+            }),
+            serde_json::json!({"n": 7.0, "m": null, "l": [], "_inexact_numbers": []}),
+            serde_json::json!({"n": 0.1, "m": null, "l": [1.8446744073709552e19], "_inexact_numbers": []}),
         ]
     );
 }

@@ -2,7 +2,8 @@
 //! exactly the NDJSON output's instances — `instances.parquet` a row per line, in order, with
 //! the same address, status and DUMP; each `TYPE.parquet` a row per decoded instance of the
 //! type, in order — for `--jobs 1` and `--jobs 2` alike, on the toy state and on every state of
-//! the corpus; pyarrow (another implementation) reads the same row counts; usage errors.
+//! the corpus; pyarrow (another implementation) reads the same row counts; `--exact-numbers`;
+//! `tfwire decode --to parquet`; usage errors.
 
 mod common;
 
@@ -292,8 +293,136 @@ fn parquet_needs_out_and_out_needs_parquet() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "tfwire: --out goes with --format parquet\n"
+        "tfwire: --out and --exact-numbers go with --format parquet\n"
     );
+    let out = tfwire(&["state", "--schemas", &schemas, "--exact-numbers", &state]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--exact-numbers`: the number columns are `Decimal128(38, 9)`, the values exact.
+#[test]
+fn exact_numbers_make_decimal_columns() {
+    let dir = common::scratch_dir("parquet-exact");
+    let d = dir.to_str().unwrap();
+    let (schemas, state) = (data("toy.schemas.json"), data("toy.tfstate"));
+    let out = tfwire(&[
+        "state",
+        "--schemas",
+        &schemas,
+        "--format",
+        "parquet",
+        "--out",
+        d,
+        "--exact-numbers",
+        &state,
+    ]);
+    // (Two of the toy state's instances fail to decode.)
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tables = read_tables(&dir);
+    let server = &tables["toy_server"];
+    let port = server[0].column_by_name("port").unwrap();
+    let port = port
+        .as_any()
+        .downcast_ref::<arrow_array::Decimal128Array>()
+        .unwrap();
+    assert_eq!(port.data_type(), &arrow_schema::DataType::Decimal128(38, 9));
+    assert_eq!(
+        port.iter().collect::<Vec<_>>(),
+        [Some(443_000_000_000), None]
+    );
+    let inexact = server[0].column_by_name("_inexact_numbers").unwrap();
+    assert_eq!(inexact.len(), 2);
+    assert_eq!(
+        inexact
+            .as_any()
+            .downcast_ref::<arrow_array::ListArray>()
+            .unwrap()
+            .values()
+            .len(),
+        0
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `decode --to parquet`: a stream's values that decode as rows, in order, equal to their
+/// DUMP lines; the bad one reported and counted (exit 1); usage errors.
+#[test]
+fn decode_to_parquet_writes_the_values_as_rows() {
+    let dir = common::scratch_dir("decode-parquet");
+    let input = dir.join("values.ndjson");
+    std::fs::write(
+        &input,
+        "{\"id\":\"a\",\"size\":8.25,\"tags\":{\"k\":\"v\"}}\nnot json\n{\"id\":\"b\",\"size\":0.5}\n",
+    )
+    .unwrap();
+    let ty = r#"["object",{"id":"string","size":"number","tags":["map","string"]}]"#;
+    let file = dir.join("values.parquet");
+    let (i, f) = (input.to_str().unwrap(), file.to_str().unwrap());
+    let base = ["decode", "--type", ty, "--stream", "-f", "json"];
+    let run = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        tfwire(&args)
+    };
+    let out = run(&["--to", "parquet", "--out", f, i]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tfwire: value 1: at (root) (byte 0): expected a JSON value, found \"not\"\n\
+         tfwire: 1 of 3 values failed\n"
+    );
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&file).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    let mut written = Vec::new();
+    let mut w = arrow_json::LineDelimitedWriter::new(&mut written);
+    for b in &batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    let rows: Vec<Json> = String::from_utf8(written)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The DUMP lines of the same values, without the nulls arrow-json leaves out.
+    let dumps: Vec<Json> = String::from_utf8(run(&[i]).stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Json = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().retain(|_, x| !x.is_null());
+            v
+        })
+        .collect();
+    assert_eq!(rows, dumps);
+    assert_eq!(rows.len(), 2);
+    // Not an object type; --out without --to parquet.
+    let out = tfwire(&[
+        "decode",
+        "--type",
+        "\"string\"",
+        "--to",
+        "parquet",
+        "--out",
+        f,
+        i,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = tfwire(&["decode", "--type", ty, "-f", "json", "--out", f, i]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tfwire: --out and --exact-numbers go with --to parquet\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The README's Parquet example, run as written: in a folder holding the toy state and its

@@ -4,11 +4,13 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{BooleanBuilder, Float64Builder, StringBuilder};
+use arrow_array::builder::{BooleanBuilder, Decimal128Builder, Float64Builder, StringBuilder};
 use arrow_array::{ArrayRef, ListArray, MapArray, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef, Fields, SchemaRef};
 
+use super::decimal::{scaled, ONE};
+use super::notes::{too_large, Notes, SideColumns};
 use super::schema::{data_type, schema, ArrowOptions};
 use crate::error::SchemaError;
 use crate::program::Program;
@@ -20,8 +22,9 @@ use crate::value::Value;
 pub struct BatchBuilder {
     schema: SchemaRef,
     columns: Vec<Column>,
-    /// The paths of each row's unknown values ([`ArrowOptions::unknown_paths`]).
-    unknowns: Option<(Vec<i32>, StringBuilder)>,
+    /// What the columns cannot say ([`ArrowOptions::unknown_paths`],
+    /// [`ArrowOptions::exact_numbers`]).
+    side: SideColumns,
     rows: usize,
 }
 
@@ -33,14 +36,13 @@ impl BatchBuilder {
         let Type::Object(o) = ty else {
             return Err(SchemaError::new("not an object type"));
         };
-        let columns = o.attrs().iter().map(|(_, t)| Column::new(t)).collect();
-        let unknowns = options
-            .unknown_paths
-            .then(|| (vec![0], StringBuilder::new()));
+        let columns = (o.attrs().iter())
+            .map(|(_, t)| Column::new(t, options))
+            .collect();
         Ok(BatchBuilder {
             schema,
             columns,
-            unknowns,
+            side: SideColumns::new(options),
             rows: 0,
         })
     }
@@ -64,10 +66,7 @@ impl BatchBuilder {
     /// same type) as a row; a null value is a row of nulls. A value that is not of the type
     /// is an error, and leaves the builder to be dropped.
     pub fn append(&mut self, program: &Program, value: Value<'_>) -> Result<(), ArrowError> {
-        let mut unknowns = Unknowns {
-            path: String::new(),
-            out: self.unknowns.as_mut().map(|(_, paths)| paths),
-        };
+        let mut notes = self.side.row();
         match value {
             Value::Object(object) => {
                 let names = program.attr_names(object.op());
@@ -76,26 +75,21 @@ impl BatchBuilder {
                 }
                 for ((column, name), v) in self.columns.iter_mut().zip(names).zip(object.attrs()) {
                     if !column.append_scalar(*v) {
-                        unknowns.enter_attr(name, |u| column.append(program, *v, u))?;
+                        notes.enter_attr(name, |u| column.append(program, *v, u))?;
                     }
                 }
             }
             Value::Null | Value::Unknown(_) => {
                 if matches!(value, Value::Unknown(_)) {
-                    unknowns.record();
+                    notes.unknown();
                 }
                 for column in &mut self.columns {
-                    column.append(program, Value::Null, &mut unknowns)?;
+                    column.append(program, Value::Null, &mut notes)?;
                 }
             }
             v => return Err(mismatch("an object", v)),
         }
-        if let Some((offsets, paths)) = &mut self.unknowns {
-            offsets.push(
-                i32::try_from(arrow_array::builder::ArrayBuilder::len(paths))
-                    .map_err(|_| too_large())?,
-            );
-        }
+        self.side.end_row()?;
         self.rows = self.rows.saturating_add(1);
         Ok(())
     }
@@ -107,60 +101,11 @@ impl BatchBuilder {
             .iter_mut()
             .map(Column::finish)
             .collect::<Result<_, _>>()?;
-        if let Some((offsets, paths)) = &mut self.unknowns {
-            let field = match self.schema.fields().last().map(|f| f.data_type()) {
-                Some(DataType::List(item)) => item.clone(),
-                _ => return Err(ArrowError::SchemaError("no unknowns column".into())),
-            };
-            let offsets = OffsetBuffer::new(std::mem::replace(offsets, vec![0]).into());
-            let list = ListArray::try_new(field, offsets, Arc::new(paths.finish()), None)?;
-            arrays.push(Arc::new(list));
-        }
+        arrays.extend(self.side.finish()?);
         // (An object type without attributes has no column to count the rows.)
         let options =
             RecordBatchOptions::new().with_row_count(Some(std::mem::take(&mut self.rows)));
         RecordBatch::try_new_with_options(self.schema.clone(), arrays, &options)
-    }
-}
-
-/// Where the value being appended is (its path), and the row's list of unknowns' paths.
-struct Unknowns<'u> {
-    path: String,
-    out: Option<&'u mut StringBuilder>,
-}
-
-impl Unknowns<'_> {
-    /// Runs `f` one step further along the path: attribute `name`.
-    fn enter_attr<T>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> T) -> T {
-        let len = self.path.len();
-        if self.out.is_some() {
-            crate::path::Step::Attr(name).write(&mut self.path);
-        }
-        let out = f(self);
-        self.path.truncate(len);
-        out
-    }
-
-    /// Runs `f` one step further along the path: an element or entry.
-    fn enter(
-        &mut self,
-        step: crate::path::Step<'_>,
-        f: impl FnOnce(&mut Self) -> Result<(), ArrowError>,
-    ) -> Result<(), ArrowError> {
-        let len = self.path.len();
-        if self.out.is_some() {
-            step.write(&mut self.path);
-        }
-        let out = f(self);
-        self.path.truncate(len);
-        out
-    }
-
-    /// The value here is unknown.
-    fn record(&mut self) {
-        if let Some(out) = &mut self.out {
-            out.append_value(&self.path);
-        }
     }
 }
 
@@ -173,6 +118,8 @@ enum Column {
     /// An object or tuple without parts: true when it is there.
     Present(BooleanBuilder),
     Float64(Float64Builder),
+    /// Numbers exactly ([`ArrowOptions::exact_numbers`]).
+    Decimal(Decimal128Builder),
     List {
         item: FieldRef,
         offsets: Vec<i32>,
@@ -194,7 +141,8 @@ enum Column {
 }
 
 impl Column {
-    fn new(ty: &Type) -> Column {
+    fn new(ty: &Type, options: &ArrowOptions) -> Column {
+        let data_type = |ty: &Type| data_type(ty, options);
         let list = |child: Column| {
             let DataType::List(item) = data_type(ty) else {
                 unreachable!("a list's data type is a list")
@@ -210,8 +158,11 @@ impl Column {
             Type::String => Column::Utf8(StringBuilder::with_capacity(0, 0)),
             Type::Dynamic => Column::Json(StringBuilder::with_capacity(0, 0)),
             Type::Bool => Column::Bool(BooleanBuilder::with_capacity(0)),
+            Type::Number if options.exact_numbers => {
+                Column::Decimal(Decimal128Builder::with_capacity(0).with_data_type(data_type(ty)))
+            }
             Type::Number => Column::Float64(Float64Builder::with_capacity(0)),
-            Type::List(t) | Type::Set(t) => list(Column::new(t)),
+            Type::List(t) | Type::Set(t) => list(Column::new(t, options)),
             Type::Map(t) => {
                 let DataType::Map(entries, _) = data_type(ty) else {
                     unreachable!("a map's data type is a map")
@@ -221,7 +172,7 @@ impl Column {
                     offsets: vec![0],
                     nulls: NullBufferBuilder::new(0),
                     keys: StringBuilder::with_capacity(0, 0),
-                    values: Box::new(Column::new(t)),
+                    values: Box::new(Column::new(t, options)),
                 }
             }
             Type::Object(_) | Type::Tuple(_) => {
@@ -230,8 +181,10 @@ impl Column {
                     return Column::Present(BooleanBuilder::with_capacity(0));
                 };
                 let children = match ty {
-                    Type::Object(o) => o.attrs().iter().map(|(_, t)| Column::new(t)).collect(),
-                    Type::Tuple(ts) => ts.iter().map(Column::new).collect(),
+                    Type::Object(o) => (o.attrs().iter())
+                        .map(|(_, t)| Column::new(t, options))
+                        .collect(),
+                    Type::Tuple(ts) => ts.iter().map(|t| Column::new(t, options)).collect(),
                     _ => Vec::new(),
                 };
                 Column::Struct {
@@ -254,6 +207,10 @@ impl Column {
             (Column::Bool(b), Value::Null) => b.append_null(),
             (Column::Float64(b), Value::Int(i)) => b.append_value(i as f64),
             (Column::Float64(b), Value::Null) => b.append_null(),
+            (Column::Decimal(b), Value::Int(i)) => {
+                b.append_value(i128::from(i).saturating_mul(ONE))
+            }
+            (Column::Decimal(b), Value::Null) => b.append_null(),
             _ => return false,
         }
         true
@@ -264,10 +221,10 @@ impl Column {
         &mut self,
         program: &Program,
         v: Value<'_>,
-        u: &mut Unknowns<'_>,
+        u: &mut Notes<'_>,
     ) -> Result<(), ArrowError> {
         if let Value::Unknown(_) = v {
-            u.record();
+            u.unknown();
             return self.append(program, Value::Null, u);
         }
         match (self, v) {
@@ -278,7 +235,7 @@ impl Column {
                 if matches!(d.value, Value::Null | Value::Unknown(_)) =>
             {
                 if matches!(d.value, Value::Unknown(_)) {
-                    u.record();
+                    u.unknown();
                 }
                 b.append_null();
             }
@@ -294,6 +251,17 @@ impl Column {
             (Column::Float64(b), Value::Null) => b.append_null(),
             (Column::Float64(b), v) => match v.as_f64() {
                 Some(x) => b.append_value(x),
+                None => return Err(mismatch("a number", v)),
+            },
+            (Column::Decimal(b), Value::Null) => b.append_null(),
+            (Column::Decimal(b), v) => match v.as_number() {
+                Some(n) => match scaled(&n) {
+                    Some(x) => b.append_value(x),
+                    None => {
+                        b.append_null();
+                        u.inexact(&n.to_decimal_string());
+                    }
+                },
                 None => return Err(mismatch("a number", v)),
             },
             (
@@ -422,6 +390,7 @@ impl Column {
             Column::Utf8(b) | Column::Json(b) => Arc::new(b.finish()),
             Column::Bool(b) | Column::Present(b) => Arc::new(b.finish()),
             Column::Float64(b) => Arc::new(b.finish()),
+            Column::Decimal(b) => Arc::new(b.finish()),
             Column::List {
                 item,
                 offsets,
@@ -482,9 +451,4 @@ impl Column {
 #[cold]
 fn mismatch(want: &str, v: Value<'_>) -> ArrowError {
     ArrowError::InvalidArgumentError(format!("expected {want}, found {v:?}"))
-}
-
-#[cold]
-fn too_large() -> ArrowError {
-    ArrowError::InvalidArgumentError("more than 2^31 elements in one column".into())
 }

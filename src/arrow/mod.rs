@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `string` | `Utf8` |
 //! | `bool` | `Boolean` |
-//! | `number` | `Float64` (the number rounded to the nearest `f64`) |
+//! | `number` | `Float64` (the number rounded to the nearest `f64`); with [`ArrowOptions::exact_numbers`], `Decimal128(38, 9)` where the value is exact there, else null with its path and text in the row's `_inexact_numbers` |
 //! | `list(T)`, `set(T)` | `List(T)` (a set's elements in the order decoded) |
 //! | `map(T)` | `Map(Utf8, T)`, keys sorted, a repeated key's last value (go-cty's map) |
 //! | `object({…})`, nested blocks | `Struct` of the attributes, by name |
@@ -40,9 +40,13 @@
 //! ```
 
 mod columns;
+mod decimal;
+mod notes;
 mod schema;
 mod tables;
 
 pub use columns::BatchBuilder;
-pub use schema::{data_type, schema, ArrowOptions, JSON_EXTENSION, UNKNOWNS_COLUMN};
+pub use schema::{
+    data_type, schema, ArrowOptions, INEXACT_COLUMN, JSON_EXTENSION, UNKNOWNS_COLUMN,
+};
 pub use tables::{StateTables, INSTANCES_TABLE};

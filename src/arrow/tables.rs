@@ -180,7 +180,7 @@ fn string_field(name: &str, nullable: bool) -> Field {
 
 /// A nullable column of JSON text (Arrow's JSON extension type), as a `dynamic` one is.
 fn json_field(name: &str) -> Field {
-    field(name, &crate::Type::Dynamic)
+    field(name, &crate::Type::Dynamic, &ArrowOptions::default())
 }
 
 impl StateTables {

@@ -2,6 +2,9 @@
 
 #[cfg(feature = "bench")]
 mod bench;
+mod decode;
+#[cfg(feature = "parquet")]
+mod decode_parquet;
 mod progress;
 #[cfg(feature = "bench")]
 mod skip_walk;
@@ -134,9 +137,30 @@ struct DecodeArgs {
     /// for msgpack).
     #[arg(long, value_enum, requires = "stream")]
     framing: Option<FramingArg>,
+    /// What to write: each value's DUMP on a line, or the values as the rows of a Parquet
+    /// file (of an object type: a column per attribute; zstd), into --out FILE or standard
+    /// output (not a terminal).
+    #[arg(long, value_enum, default_value = "dump")]
+    to: DecodeTarget,
+    /// With --to parquet: the file to write (replaced).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// With --to parquet: numbers as Decimal128(38, 9), exact; a number without an exact
+    /// value there is null, and listed with its path and text in `_inexact_numbers`.
+    #[arg(long)]
+    exact_numbers: bool,
     /// The input file; `-` or nothing reads standard input.
     #[arg(value_name = "INPUT")]
     input: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DecodeTarget {
+    /// The DUMP (canonical JSON), a line per value.
+    Dump,
+    /// A Parquet file, a row per value.
+    #[cfg(feature = "parquet")]
+    Parquet,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -201,7 +225,7 @@ impl Failure {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
-        Command::Decode(args) => decode(args),
+        Command::Decode(args) => decode::run(args),
         Command::Transcode(args) => transcode(args),
         Command::Type(args) => {
             let program = compile(&args.source)?;
@@ -256,98 +280,6 @@ fn type_program(arg: &str) -> Result<Program, Failure> {
         }
         None => Program::from_type_json(arg).map_err(|e| Failure::Usage(format!("--type: {e}"))),
     }
-}
-
-fn decode(args: DecodeArgs) -> Result<(), Failure> {
-    let program = compile(&args.source)?;
-    let options = DecodeOptions::default()
-        .with_skip_unknown_attributes(args.skip_unknown_attrs)
-        .with_missing_attributes_null(args.missing_attrs_null)
-        .with_check_item_counts(args.check_item_counts);
-    if args.stream {
-        return decode_stream(&program, &args, options);
-    }
-    let input = read_input(args.input.as_deref())?;
-    let bump = Bump::new();
-    let format = args.format.unwrap_or(Format::Msgpack);
-    let value = decode_input(&program, &input, format, &options, &bump)?;
-    let mut out =
-        tfwire::dump::to_string(&program, value).map_err(|e| Failure::BadInput(e.to_string()))?;
-    out.push('\n');
-    write_stdout(out.as_bytes())
-}
-
-/// `decode --stream`: one DUMP per line, flushed as each value completes.
-fn decode_stream(
-    program: &Program,
-    args: &DecodeArgs,
-    options: DecodeOptions,
-) -> Result<(), Failure> {
-    use tfwire::stream::{Framing, StreamOptions, ValueStream};
-    // The framing decides the encoding: --format may only agree with it.
-    let framing = match (args.framing, args.format) {
-        (Some(FramingArg::Concat), None | Some(Format::Msgpack)) => Framing::Concat,
-        (Some(FramingArg::LengthPrefixed), None | Some(Format::Msgpack)) => Framing::LengthPrefixed,
-        (Some(FramingArg::Ndjson), None | Some(Format::Json)) | (None, Some(Format::Json)) => {
-            Framing::Ndjson
-        }
-        (None, None | Some(Format::Msgpack)) => Framing::Concat,
-        (None, Some(Format::Auto)) => {
-            return Err(Failure::Usage(
-                "--stream reads --format msgpack or json, not auto".into(),
-            ))
-        }
-        (Some(framing), Some(format)) => {
-            let framing = framing
-                .to_possible_value()
-                .map(|v| v.get_name().to_string());
-            let format = format.to_possible_value().map(|v| v.get_name().to_string());
-            return Err(Failure::Usage(format!(
-                "--framing {} cannot carry --format {}",
-                framing.unwrap_or_default(),
-                format.unwrap_or_default()
-            )));
-        }
-    };
-    let reader: Box<dyn Read> = match args.input.as_deref() {
-        Some(p) if p.as_os_str() != "-" => {
-            Box::new(std::fs::File::open(p).map_err(|e| Failure::file(p, e))?)
-        }
-        _ => Box::new(std::io::stdin().lock()),
-    };
-    let mut stream_options = StreamOptions::new(framing);
-    stream_options.decode = options;
-    let mut stream = ValueStream::new(program, reader, stream_options);
-    let (mut failed, mut total) = (0u64, 0u64);
-    let mut out = std::io::stdout().lock();
-    let mut line = String::new();
-    while let Some(item) = stream.next_value() {
-        total += 1;
-        match item {
-            Ok(item) => {
-                line.clear();
-                if let Err(e) = tfwire::dump::write(&mut line, program, item.value) {
-                    failed += 1;
-                    eprintln!("tfwire: {e}");
-                    continue;
-                }
-                line.push('\n');
-                out.write_all(line.as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(|e| Failure::stdout(&e))?;
-            }
-            Err(e) => {
-                failed += 1;
-                eprintln!("tfwire: {e}");
-            }
-        }
-    }
-    if failed > 0 {
-        return Err(Failure::BadInput(format!(
-            "{failed} of {total} values failed"
-        )));
-    }
-    Ok(())
 }
 
 /// Decodes `input` in `format`; a decode error is bad input (exit 1).

@@ -107,6 +107,10 @@ pub struct StateArgs {
     /// With `--format parquet`: the directory the Parquet files go to (created if absent).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// With `--format parquet`: numbers as Decimal128(38, 9), exact; a number without an
+    /// exact value there is null, and listed with its path and text in `_inexact_numbers`.
+    #[arg(long)]
+    exact_numbers: bool,
     /// State files (format version 4).
     #[arg(value_name = "STATE", required = true)]
     states: Vec<PathBuf>,
@@ -518,17 +522,20 @@ fn parquet_files(
             )));
         };
         let types = !args.types.is_empty();
+        let arrow = tfwire::arrow::ArrowOptions::default().with_exact_numbers(args.exact_numbers);
         return Some(super::state_parquet::run(
             &args.states,
             set,
-            options,
+            (options, &arrow),
             jobs,
             dir,
             types,
         ));
     }
     let _ = (set, options, jobs);
-    args.out
-        .as_ref()
-        .map(|_| Err(Failure::Usage("--out goes with --format parquet".into())))
+    (args.out.is_some() || args.exact_numbers).then(|| {
+        Err(Failure::Usage(
+            "--out and --exact-numbers go with --format parquet".into(),
+        ))
+    })
 }

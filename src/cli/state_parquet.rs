@@ -77,7 +77,7 @@ struct Counts {
 fn write(
     states: &[PathBuf],
     set: &SchemaSet,
-    options: &DecodeOptions,
+    (options, arrow): (&DecodeOptions, &ArrowOptions),
     jobs: usize,
     dir: &Path,
 ) -> Result<(Counts, Vec<String>), Failure> {
@@ -106,7 +106,6 @@ fn write(
                 continue;
             }
         };
-        let arrow = ArrowOptions::default();
         // Tables written out come back here to be filled again: their builders (and the
         // schemas of their types, hundreds of columns for some) are made once, not per run.
         let pool: std::sync::Mutex<Vec<StateTables>> = std::sync::Mutex::new(Vec::new());
@@ -115,7 +114,7 @@ fn write(
                 .lock()
                 .ok()
                 .and_then(|mut p| p.pop())
-                .unwrap_or_else(|| StateTables::new(&arrow)),
+                .unwrap_or_else(|| StateTables::new(arrow)),
             counts: Totals::default(),
             fault: None,
         };
@@ -360,7 +359,7 @@ impl Table {
 pub fn run(
     states: &[PathBuf],
     set: &SchemaSet,
-    options: &DecodeOptions,
+    options: (&DecodeOptions, &ArrowOptions),
     jobs: usize,
     dir: &Path,
     types: bool,
