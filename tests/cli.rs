@@ -636,3 +636,39 @@ fn select_projects_type_and_decode() {
         )
     );
 }
+
+/// `tfwire bench` on the `aws_instance` workload with the typed-columns contenders: their rows
+/// are checked equal before timing, and each gets a figure (one short round: a smoke test of
+/// the contenders, not a measurement).
+#[cfg(feature = "bench")]
+#[test]
+fn bench_runs_the_arrow_contenders() {
+    for format in ["json", "msgpack"] {
+        let out = tfwire(
+            &[
+                "bench",
+                "--only",
+                "aws_instance",
+                "--format",
+                format,
+                "--contenders",
+                "tfwire_arrow,arrow_json",
+                "--rounds",
+                "1",
+                "--round-ms",
+                "1",
+                "--json",
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = &report["rows"][0];
+        assert_eq!(row["workload"], "aws_instance");
+        assert_eq!(row["format"], format);
+        for contender in ["tfwire_arrow", "arrow_json"] {
+            let mbps = row["mbps"][contender].as_f64().unwrap_or(0.0);
+            assert!(mbps > 0.0, "{contender}: {row}");
+        }
+    }
+}

@@ -7,7 +7,9 @@
 //!
 //! On the `aws_instance` workload the typed peers join in (`typed_peers.rs`: serde_json,
 //! sonic-rs and rmp-serde into `#[derive(Deserialize)]` structs of aws_instance), each checked
-//! against the input's untyped tree before it is timed; other rows show `—` for them.
+//! against the input's untyped tree before it is timed; other rows show `—` for them. There
+//! too, the projection contenders (`bench_project.rs`) and typed columns' (`bench_arrow.rs`:
+//! tfwire's Arrow batches against arrow-json's decoder).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -25,6 +27,8 @@ mod dumpcmp;
 #[path = "typed_peers.rs"]
 mod typed_peers;
 
+#[path = "bench_arrow.rs"]
+mod bench_arrow;
 #[path = "bench_encode.rs"]
 mod bench_encode;
 #[path = "bench_project.rs"]
@@ -65,8 +69,8 @@ pub struct BenchArgs {
     /// Only these contenders (comma-separated: tfwire, skip_walk, rmpv_ref, rmpv, rmp_serde,
     /// serde_json, simd_json, sonic_rs; the skips tfwire_skip, serde_json_skip,
     /// sonic_rs_skip; on the aws_instance workload also rmp_serde_typed, serde_json_typed,
-    /// sonic_rs_typed and the projections tfwire_project, serde_json_3field,
-    /// sonic_rs_3field, sonic_rs_lazy).
+    /// sonic_rs_typed, the projections tfwire_project, serde_json_3field, sonic_rs_3field,
+    /// sonic_rs_lazy, and the Arrow batches tfwire_arrow, arrow_json).
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     contenders: Vec<String>,
     /// Rounds per input (the table shows medians).
@@ -168,10 +172,17 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
             true => Some(bench_project::projected(case).map_err(Failure::BadInput)?),
             false => None,
         };
+        let arrow = match case.typed {
+            true => Some(bench_arrow::prepare(case).map_err(Failure::BadInput)?),
+            false => None,
+        };
         let mut list = contenders(case);
         list.extend(bench_skip::contenders(case));
         if let Some(program) = &projected {
             list.extend(bench_project::contenders(case, program));
+        }
+        if let Some(prepared) = &arrow {
+            list.extend(bench_arrow::contenders(case, prepared));
         }
         if !args.json {
             eprintln!(
