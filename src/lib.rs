@@ -141,6 +141,8 @@ mod program;
 pub mod schema;
 mod serde;
 mod spare;
+#[cfg(feature = "sql")]
+pub mod sql;
 pub mod state;
 pub mod stream;
 #[cfg(test)]

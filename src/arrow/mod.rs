@@ -49,4 +49,4 @@ pub use columns::BatchBuilder;
 pub use schema::{
     data_type, schema, ArrowOptions, INEXACT_COLUMN, JSON_EXTENSION, UNKNOWNS_COLUMN,
 };
-pub use tables::{StateTables, INSTANCES_TABLE};
+pub use tables::{Parts, StateTables, INSTANCES_TABLE};

@@ -82,10 +82,48 @@ const INSTANCES: [&str; 13] = [
 /// ```
 pub struct StateTables {
     options: ArrowOptions,
+    parts: Parts,
+    /// Instances added since the last finish.
+    added: usize,
     /// Each type's tables, one per value type met, in the order met.
     types: BTreeMap<String, Vec<TypeTable>>,
     instances: InstancesTable,
 }
+
+/// Which tables a [`StateTables`] fills ([`StateTables::with_parts`]): a reader of one table
+/// need not pay for the others (the `attributes` DUMP of `instances` above all).
+///
+/// ```
+/// use tfwire::arrow::Parts;
+/// let parts = Parts::default().with_types(false).with_attributes(false);
+/// assert!(parts.instances && !parts.attributes && !parts.types);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Parts {
+    /// The `instances` table (default true).
+    pub instances: bool,
+    /// Its `attributes` column, each decoded instance's DUMP (default true; null without).
+    pub attributes: bool,
+    /// The tables of the resource types (default true).
+    pub types: bool,
+}
+
+impl Default for Parts {
+    fn default() -> Parts {
+        Parts {
+            instances: true,
+            attributes: true,
+            types: true,
+        }
+    }
+}
+
+with_setters!(Parts {
+    #[const] with_instances => instances: bool,
+    #[const] with_attributes => attributes: bool,
+    #[const] with_types => types: bool,
+});
 
 /// A resource type's table being filled.
 struct TypeTable {
@@ -199,6 +237,8 @@ impl StateTables {
             .collect();
         StateTables {
             options: *options,
+            parts: Parts::default(),
+            added: 0,
             types: BTreeMap::new(),
             instances: InstancesTable {
                 envelope: Envelope::new(INSTANCES.len().saturating_sub(1)),
@@ -208,14 +248,34 @@ impl StateTables {
         }
     }
 
+    /// These tables filling only `parts`.
+    pub fn with_parts(mut self, parts: Parts) -> StateTables {
+        self.parts = parts;
+        self
+    }
+
+    /// The table of the type `table` (`TYPE`, or `data.TYPE`) for values of `program`'s
+    /// type: its schema, as [`finish`](StateTables::finish) makes its batches.
+    pub fn type_schema(
+        program: &crate::Program,
+        options: &ArrowOptions,
+    ) -> Result<SchemaRef, crate::SchemaError> {
+        TypeTable::new(program, options).map(|t| t.schema)
+    }
+
+    /// The schema of the `instances` table.
+    pub fn instances_schema(&self) -> SchemaRef {
+        self.instances.schema.clone()
+    }
+
     /// Instances added since the last [`finish`](StateTables::finish).
     pub fn len(&self) -> usize {
-        self.instances.rows
+        self.added
     }
 
     /// No instance added since the last [`finish`](StateTables::finish).
     pub fn is_empty(&self) -> bool {
-        self.instances.rows == 0
+        self.added == 0
     }
 
     /// Adds an instance of state file `file` with its outcome: to `instances`, and when it
@@ -229,35 +289,40 @@ impl StateTables {
         let d = describe(&item);
         let type_name = item.resource.type_name.as_str();
         let schema_version = item.instance.schema_version;
+        self.added = self.added.saturating_add(1);
         let (status, error, attributes) = match outcome {
-            Outcome::Ok(v, m) => {
+            Outcome::Ok(_, _) if !self.parts.instances => ("ok", None, None),
+            Outcome::Ok(v, m) if self.parts.attributes => {
                 let json = crate::dump::to_string(m.program, *v)
                     .map_err(|e| ArrowError::InvalidArgumentError(e.to_string()))?;
                 ("ok", None, Some(json))
             }
+            Outcome::Ok(_, _) => ("ok", None, None),
             Outcome::Error(e, _) => ("error", Some(e.to_string()), None),
             // (A legacy flatmap has no schema to decode with, as the CLI counts it.)
             Outcome::NoSchema | Outcome::Legacy => ("no_schema", None, None),
         };
-        self.instances.envelope.append(
-            &[
-                Some(file),
-                Some(&d.address),
-                d.module,
-                Some(d.mode),
-                Some(type_name),
-                Some(d.name),
-                d.index_key.as_deref(),
-                d.deposed,
-                Some(d.provider),
-                Some(status),
-                error.as_deref(),
-                attributes.as_deref(),
-            ],
-            schema_version,
-        );
-        self.instances.rows = self.instances.rows.saturating_add(1);
-        let Outcome::Ok(value, m) = outcome else {
+        if self.parts.instances {
+            self.instances.envelope.append(
+                &[
+                    Some(file),
+                    Some(&d.address),
+                    d.module,
+                    Some(d.mode),
+                    Some(type_name),
+                    Some(d.name),
+                    d.index_key.as_deref(),
+                    d.deposed,
+                    Some(d.provider),
+                    Some(status),
+                    error.as_deref(),
+                    attributes.as_deref(),
+                ],
+                schema_version,
+            );
+            self.instances.rows = self.instances.rows.saturating_add(1);
+        }
+        let (Outcome::Ok(value, m), true) = (outcome, self.parts.types) else {
             return Ok(());
         };
         // (A data source has its own schema: its table is `data.TYPE`.)
@@ -309,6 +374,7 @@ impl StateTables {
     /// table's name: `instances`, then the types by name (a type's batches in the order their
     /// value types were met); the tables start again empty.
     pub fn finish(&mut self) -> Result<Vec<(String, RecordBatch)>, ArrowError> {
+        self.added = 0;
         let mut out = Vec::new();
         if self.instances.rows > 0 {
             out.push((INSTANCES_TABLE.to_string(), self.finish_instances()?));

@@ -8,6 +8,8 @@ mod decode_parquet;
 mod progress;
 #[cfg(feature = "bench")]
 mod skip_walk;
+#[cfg(feature = "sql")]
+mod sql;
 mod state;
 mod state_lines;
 #[cfg(feature = "parquet")]
@@ -53,6 +55,9 @@ enum Command {
     Disasm(TypeArgs),
     /// Decode every resource instance of state files against providers-schema documents.
     State(state::StateArgs),
+    /// Query state files with SQL (DataFusion): a table per resource type, and `instances`.
+    #[cfg(feature = "sql")]
+    Sql(sql::SqlArgs),
     /// Measure tfwire against its peers (rmpv, rmp-serde, serde_json, simd-json, sonic-rs).
     #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
@@ -236,6 +241,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             write_stdout(program.to_string().as_bytes())
         }
         Command::State(args) => state::run(args),
+        #[cfg(feature = "sql")]
+        Command::Sql(args) => sql::run(args),
         #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(args),
     }

@@ -117,7 +117,7 @@ pub struct StateArgs {
 }
 
 /// `--jobs`: a count of at least 1.
-fn jobs_count(arg: &str) -> Result<usize, String> {
+pub(super) fn jobs_count(arg: &str) -> Result<usize, String> {
     match arg.parse::<usize>() {
         Ok(0) => Err("at least 1 worker is needed".into()),
         Ok(n) => Ok(n),

@@ -320,6 +320,43 @@ impl SchemaSet {
             .is_none_or(|only| only.contains(type_name))
     }
 
+    /// The resource (or data source) types of `mode` the documents define, sorted.
+    ///
+    /// ```
+    /// use tfwire::state::{Mode, SchemaSet};
+    /// let mut set = SchemaSet::new();
+    /// set.add_json(r#"{"provider_schemas":{"registry.terraform.io/hashicorp/null":{
+    ///   "resource_schemas":{"null_resource":{"version":0,"block":{}}},
+    ///   "data_source_schemas":{"null_data_source":{"version":0,"block":{}}}}}}"#)?;
+    /// assert_eq!(set.type_names(Mode::Managed), ["null_resource"]);
+    /// assert_eq!(set.type_names(Mode::Data), ["null_data_source"]);
+    /// # Ok::<(), tfwire::SchemaError>(())
+    /// ```
+    pub fn type_names(&self, mode: Mode) -> Vec<&str> {
+        let mut names: Vec<&str> = (self.types.iter())
+            .filter(|(_, slots)| !of_mode(slots, mode).is_empty())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// The program of the first schema loaded for type `type_name` of `mode` (of the first
+    /// document that has one; with the set's selection), or its error when it does not load;
+    /// `None` when no document defines the type.
+    pub fn first_program(
+        &self,
+        mode: Mode,
+        type_name: &str,
+    ) -> Option<Result<&Program, &SchemaError>> {
+        let (name, slots) = self.types.get_key_value(type_name)?;
+        let entry = of_mode(slots, mode).first()?;
+        Some(
+            (entry.load(mode, name, self.selection.as_ref()).as_ref())
+                .map(|loaded| &loaded.program),
+        )
+    }
+
     /// Number of documents added.
     pub fn documents(&self) -> usize {
         self.documents

@@ -1,0 +1,204 @@
+//! `tfwire sql`: a query over state files with DataFusion ([`tfwire::sql::Fleet`]: a table
+//! per resource type, `"data.TYPE"` per data source, and `instances`), printed as an aligned
+//! table or written as CSV, NDJSON or Parquet.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::error::DataFusionError;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use tfwire::sql::Fleet;
+
+use super::Failure;
+
+const ABOUT: &str = "\
+Tables: `instances` (a row per instance: file, address, module, mode, type, name, index_key,
+deposed, provider, schema_version, status, error, attributes as the DUMP's JSON), and a table
+per resource type the documents define (`aws_instance`; `\"data.aws_ami\"` for a data source:
+quoted, for the dot): a row per instance that decoded, the envelope as _file, _address,
+_module, _mode, _name, _index_key, _deposed, _provider, _schema_version, then a typed column per
+attribute and block (see README, Typed columns). A scan of a type's table steps over the other
+types' instances undecoded and decodes only the columns the query names. EXPLAIN works.";
+
+#[derive(Args, Debug)]
+#[command(after_help = ABOUT)]
+pub struct SqlArgs {
+    /// A providers-schema document (`terraform providers schema -json`); repeatable.
+    #[arg(short, long = "schemas", value_name = "DOC.json", required = true)]
+    schemas: Vec<PathBuf>,
+    /// A state file, or a directory of them (its `*.tfstate` files, recursively); repeatable.
+    #[arg(long = "states", value_name = "PATH")]
+    states: Vec<PathBuf>,
+    /// Output: an aligned table, or CSV, NDJSON or Parquet (into --out FILE, or standard
+    /// output when it is not a terminal).
+    #[arg(short, long, value_enum, default_value = "table")]
+    format: SqlFormat,
+    /// With --format parquet: the file to write.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Worker threads and partitions (default: every core; at least 1).
+    #[arg(short, long, value_name = "N", value_parser = super::state::jobs_count)]
+    jobs: Option<usize>,
+    /// Fail (exit 1, nothing printed) when an instance of a table read fails to decode;
+    /// without it they are counted on standard error.
+    #[arg(long)]
+    strict: bool,
+    /// Print the tables' names, one per line, and exit.
+    #[arg(long)]
+    list_tables: bool,
+    /// The query (DataFusion's SQL).
+    #[arg(value_name = "QUERY", required_unless_present = "list_tables")]
+    query: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SqlFormat {
+    Table,
+    Csv,
+    Ndjson,
+    Parquet,
+}
+
+/// Runs `tfwire sql`.
+pub fn run(args: SqlArgs) -> Result<(), Failure> {
+    let docs = (args.schemas.iter())
+        .map(|p| super::read_file(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut files = Vec::new();
+    for path in &args.states {
+        collect_states(path, &mut files)?;
+    }
+    let fleet = Fleet::new(files, docs).map_err(|e| Failure::BadInput(e.to_string()))?;
+    if args.list_tables {
+        let mut text = fleet.table_names().join("\n");
+        text.push('\n');
+        return super::write_stdout(text.as_bytes());
+    }
+    let Some(query) = &args.query else {
+        return Err(Failure::Usage("a QUERY is needed".into()));
+    };
+    if args.out.is_some() && args.format != SqlFormat::Parquet {
+        return Err(Failure::Usage("--out goes with --format parquet".into()));
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(jobs)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::BadInput(format!("--jobs {jobs}: {e}")))?;
+    let result = runtime.block_on(async {
+        let ctx =
+            SessionContext::new_with_config(SessionConfig::new().with_target_partitions(jobs));
+        fleet.register(&ctx)?;
+        let frame = ctx.sql(query).await?;
+        let schema = frame.schema().inner().clone();
+        Ok::<_, DataFusionError>((schema, frame.collect().await?))
+    });
+    let (schema, batches) = result.map_err(query_failure)?;
+    let failed = fleet.failed();
+    if failed > 0 {
+        eprintln!("tfwire: {failed} instances failed to decode (not in their type's table)");
+        if args.strict {
+            return Err(Failure::BadInput(
+                "--strict: instances failed to decode".into(),
+            ));
+        }
+    }
+    write(&args, schema, &batches)
+}
+
+/// A query that does not parse or plan is the command line's fault (exit 2); one that fails
+/// as it reads the states is bad input.
+fn query_failure(e: DataFusionError) -> Failure {
+    match e.find_root() {
+        DataFusionError::SQL(..) | DataFusionError::Plan(..) | DataFusionError::SchemaError(..) => {
+            Failure::Usage(format!("query: {e}"))
+        }
+        _ => Failure::BadInput(format!("query: {e}")),
+    }
+}
+
+/// `path` when a file, else the `*.tfstate` files under it (sorted).
+fn collect_states(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    let meta = std::fs::metadata(path).map_err(|e| Failure::file(path, e))?;
+    if !meta.is_dir() {
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| Failure::file(path, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            collect_states(&entry, out)?;
+        } else if entry.extension().is_some_and(|x| x == "tfstate") {
+            out.push(entry);
+        }
+    }
+    Ok(())
+}
+
+fn write(
+    args: &SqlArgs,
+    schema: datafusion::arrow::datatypes::SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<(), Failure> {
+    let failed = |e: &dyn std::fmt::Display| Failure::BadInput(format!("output: {e}"));
+    match args.format {
+        SqlFormat::Table => {
+            let table =
+                datafusion::arrow::util::pretty::pretty_format_batches_with_schema(schema, batches)
+                    .map_err(|e| failed(&e))?;
+            super::write_stdout(format!("{table}\n").as_bytes())
+        }
+        SqlFormat::Csv => {
+            let mut out = Vec::new();
+            {
+                let mut w = datafusion::arrow::csv::Writer::new(&mut out);
+                for b in batches {
+                    w.write(b).map_err(|e| failed(&e))?;
+                }
+            }
+            super::write_stdout(&out)
+        }
+        SqlFormat::Ndjson => {
+            let mut out = Vec::new();
+            {
+                let mut w = datafusion::arrow::json::LineDelimitedWriter::new(&mut out);
+                for b in batches {
+                    w.write(b).map_err(|e| failed(&e))?;
+                }
+                w.finish().map_err(|e| failed(&e))?;
+            }
+            super::write_stdout(&out)
+        }
+        SqlFormat::Parquet => {
+            let sink: Box<dyn Write + Send> = match &args.out {
+                Some(p) => Box::new(std::fs::File::create(p).map_err(|e| Failure::file(p, e))?),
+                None if std::io::stdout().is_terminal() => {
+                    return Err(Failure::Usage(
+                        "--format parquet writes a binary file: give --out FILE or redirect \
+                         standard output"
+                            .into(),
+                    ))
+                }
+                None => Box::new(std::io::stdout()),
+            };
+            let props = parquet::file::properties::WriterProperties::builder()
+                .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
+                .build();
+            let mut w = parquet::arrow::ArrowWriter::try_new(sink, schema, Some(props))
+                .map_err(|e| failed(&e))?;
+            for b in batches {
+                w.write(b).map_err(|e| failed(&e))?;
+            }
+            w.close().map(drop).map_err(|e| failed(&e))
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! [`FleetTable`]: one table of a [`Fleet`] as a DataFusion `TableProvider`. A scan is a
+//! `StreamingTableExec` of one partition per file group (the files dealt out by size over
+//! the session's target partitions); each partition reads its files on a thread of its own
+//! with a [`StateReader`] and a [`StateTables`] filling only this table, and hands on batches
+//! of the projected columns through a channel of two.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::error::DataFusionError;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::{Expr, TableType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
+use datafusion::physical_plan::ExecutionPlan;
+use futures::channel::mpsc;
+use futures::{SinkExt, StreamExt};
+
+use super::{load, Fleet};
+use crate::arrow::{Parts, StateTables, INSTANCES_TABLE};
+use crate::state::{Mode, Outcome, SchemaSet, StateReader};
+
+/// Rows a partition gathers before it hands on a batch.
+const BATCH_ROWS: usize = 8192;
+
+/// A table of a [`Fleet`]: `instances`, or a resource type's (`None` / its mode and name).
+#[derive(Debug, Clone)]
+pub struct FleetTable {
+    fleet: Fleet,
+    of_type: Option<(Mode, String)>,
+    schema: SchemaRef,
+}
+
+impl FleetTable {
+    pub(super) fn new(fleet: Fleet, of_type: Option<(Mode, String)>, schema: SchemaRef) -> Self {
+        FleetTable {
+            fleet,
+            of_type,
+            schema,
+        }
+    }
+
+    /// The table's name in [`StateTables`]' batches.
+    fn name(&self) -> String {
+        match &self.of_type {
+            None => INSTANCES_TABLE.to_string(),
+            Some((Mode::Managed, t)) => t.clone(),
+            Some((Mode::Data, t)) => format!("data.{t}"),
+        }
+    }
+}
+
+fn external(e: impl std::error::Error + Send + Sync + 'static) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+#[async_trait]
+impl TableProvider for FleetTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
+        let projected = match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        let names: Vec<&str> = (projected.fields().iter())
+            .map(|f| f.name().as_str())
+            .collect();
+        let inner = &self.fleet.inner;
+        let mut set = load(&inner.docs).map_err(external)?;
+        let parts = match &self.of_type {
+            None => Parts::default()
+                .with_types(false)
+                .with_attributes(names.contains(&"attributes")),
+            Some((_, type_name)) => {
+                // Only this type's instances decoded. (Whole: a program projected on the
+                // columns asked for would accept instances the full decode rejects — an
+                // attribute the schema lacks, outside the selection — and a table's rows are
+                // the instances that decode.)
+                set.only_types([type_name.clone()]);
+                Parts::default().with_instances(false)
+            }
+        };
+        let set = Arc::new(set);
+        let groups = file_groups(&inner.files, state.config().target_partitions());
+        let partitions: Vec<Arc<dyn PartitionStream>> = groups
+            .into_iter()
+            .map(|files| {
+                Arc::new(Partition {
+                    fleet: self.fleet.clone(),
+                    table: self.name(),
+                    set: set.clone(),
+                    parts,
+                    files,
+                    schema: projected.clone(),
+                }) as Arc<dyn PartitionStream>
+            })
+            .collect();
+        let exec = StreamingTableExec::try_new(projected, partitions, None, [], false, limit)?;
+        Ok(Arc::new(exec))
+    }
+}
+
+/// `files` dealt out over at most `n` groups, largest first to the lightest group.
+fn file_groups(files: &[PathBuf], n: usize) -> Vec<Vec<PathBuf>> {
+    let mut sized: Vec<(u64, &PathBuf)> = (files.iter())
+        .map(|f| (std::fs::metadata(f).map(|m| m.len()).unwrap_or(0), f))
+        .collect();
+    sized.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let n = n.clamp(1, files.len().max(1));
+    let mut groups: Vec<(u64, Vec<PathBuf>)> = vec![(0, Vec::new()); n];
+    for (size, f) in sized {
+        if let Some(g) = groups.iter_mut().min_by_key(|g| g.0) {
+            g.0 = g.0.saturating_add(size);
+            g.1.push(f.clone());
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, g)| g)
+        .filter(|g| !g.is_empty())
+        .collect()
+}
+
+/// One partition of a scan: its files, read into this table's projected batches.
+#[derive(Debug)]
+struct Partition {
+    fleet: Fleet,
+    table: String,
+    set: Arc<SchemaSet>,
+    parts: Parts,
+    files: Vec<PathBuf>,
+    schema: SchemaRef,
+}
+
+impl PartitionStream for Partition {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let (mut tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
+        let job = Job {
+            fleet: self.fleet.clone(),
+            table: self.table.clone(),
+            set: self.set.clone(),
+            parts: self.parts,
+            files: self.files.clone(),
+            schema: self.schema.clone(),
+        };
+        std::thread::spawn(move || {
+            let mut send = |b| futures::executor::block_on(tx.send(b)).is_ok();
+            if let Err(e) = job.run(&mut send) {
+                send(Err(e));
+            }
+        });
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            rx.boxed(),
+        ))
+    }
+}
+
+/// What a partition's thread reads.
+struct Job {
+    fleet: Fleet,
+    table: String,
+    set: Arc<SchemaSet>,
+    parts: Parts,
+    files: Vec<PathBuf>,
+    schema: SchemaRef,
+}
+
+impl Job {
+    /// Reads the files, handing on batches to `send` (false: the query has ended).
+    fn run(
+        &self,
+        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
+    ) -> Result<(), DataFusionError> {
+        let inner = &self.fleet.inner;
+        let mut tables = StateTables::new(&inner.arrow).with_parts(self.parts);
+        for path in &self.files {
+            let name = path.display().to_string();
+            let file = std::fs::File::open(path)
+                .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+            let mut fault = None;
+            let mut open = true;
+            let summary =
+                StateReader::new(file).visit(&self.set, &inner.options, |item, outcome| {
+                    if !open || fault.is_some() {
+                        return;
+                    }
+                    if matches!(outcome, Outcome::Error(..)) {
+                        inner.failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if let Err(e) = tables.add(&name, item, outcome) {
+                        fault = Some(e);
+                    } else if tables.len() >= BATCH_ROWS {
+                        open = self.hand_on(&mut tables, send);
+                    }
+                });
+            summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+            if let Some(e) = fault {
+                return Err(DataFusionError::ArrowError(Box::new(e), Some(name)));
+            }
+            if !open {
+                return Ok(());
+            }
+        }
+        self.hand_on(&mut tables, send);
+        Ok(())
+    }
+
+    /// This table's rows so far, in the projected columns (the rows of values of another
+    /// type than the table's — another schema version — left out).
+    fn hand_on(
+        &self,
+        tables: &mut StateTables,
+        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
+    ) -> bool {
+        let batches = match tables.finish() {
+            Ok(b) => b,
+            Err(e) => return send(Err(e.into())),
+        };
+        for (name, batch) in batches {
+            if name != self.table {
+                continue;
+            }
+            if let Some(batch) = self.projected(&batch) {
+                if !send(Ok(batch)) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// `batch`'s columns in the scan's schema, when it has them all of the same types.
+    fn projected(&self, batch: &RecordBatch) -> Option<RecordBatch> {
+        let columns = (self.schema.fields().iter())
+            .map(|f| {
+                let column = batch.column_by_name(f.name())?;
+                (column.data_type() == f.data_type()).then(|| column.clone())
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options).ok()
+    }
+}

@@ -1,0 +1,434 @@
+//! SQL over state files (`tfwire::sql`, `tfwire sql`): ten representative queries over the
+//! corpus states — a filter on a tag, group by type and by provider, a join of two resource
+//! types, an aggregate over a nested block, counts with a type filter, `ORDER BY … LIMIT`, a
+//! data source's table, the instances that failed, a nested block's field — each returning
+//! exactly the rows computed from `tfwire state --format ndjson` on the same files (one test
+//! per query); and the command line on the toy state: the aligned table, CSV, NDJSON,
+//! `--list-tables`, `--strict`, `EXPLAIN`, usage errors.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use datafusion::prelude::{SessionConfig, SessionContext};
+use serde_json::{json, Value as Json};
+use tfwire::sql::Fleet;
+
+/// The corpus: its documents (as `tests/state.rs` loads them) and its state files.
+struct Corpus {
+    docs: Vec<PathBuf>,
+    states: Vec<PathBuf>,
+    /// `tfwire state --format ndjson` of the states.
+    lines: Vec<Json>,
+}
+
+fn corpus() -> Option<&'static Corpus> {
+    static CORPUS: OnceLock<Option<Corpus>> = OnceLock::new();
+    CORPUS
+        .get_or_init(|| {
+            let shared = common::shared_dir("the SQL corpus tests")?;
+            let dir = shared.join("corpus");
+            let files = |dir: PathBuf| -> Vec<PathBuf> {
+                let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                    .collect();
+                out.sort();
+                out
+            };
+            let docs: Vec<PathBuf> = files(dir.join("schemas"))
+                .into_iter()
+                .chain(files(dir.join("schemas").join("derived")))
+                .filter(|d| {
+                    let name = d.file_name().unwrap().to_str().unwrap();
+                    name != "cdktf-fixture-aws-provider.schemas.json"
+                        && name != "cdktf-fixture-elasticstack-provider.schemas.json"
+                })
+                .collect();
+            let mut states = Vec::new();
+            walk(&dir.join("states"), &mut states);
+            states.sort();
+            let mut args: Vec<String> = vec!["state".into(), "--format".into(), "ndjson".into()];
+            for d in &docs {
+                args.extend(["--schemas".into(), d.display().to_string()]);
+            }
+            args.extend(states.iter().map(|s| s.display().to_string()));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = tfwire(&args);
+            let lines = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            Some(Corpus {
+                docs,
+                states,
+                lines,
+            })
+        })
+        .as_ref()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn tfwire(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tfwire"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `query`'s rows over the corpus (in-process, two partitions), as JSON objects with every
+/// column (nulls too).
+fn rows(corpus: &Corpus, query: &str) -> Vec<Json> {
+    let docs = corpus
+        .docs
+        .iter()
+        .map(|d| std::fs::read_to_string(d).unwrap())
+        .collect();
+    let fleet = Fleet::new(corpus.states.clone(), docs).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let batches = runtime.block_on(async {
+        let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+        fleet.register(&ctx).unwrap();
+        ctx.sql(query).await.unwrap().collect().await.unwrap()
+    });
+    let mut out = Vec::new();
+    let mut w = arrow_json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build::<_, arrow_json::writer::LineDelimited>(&mut out);
+    for b in &batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The NDJSON lines of decoded instances of `type_name` (managed).
+fn ok_of<'c>(corpus: &'c Corpus, type_name: &str, mode: &str) -> Vec<&'c Json> {
+    corpus
+        .lines
+        .iter()
+        .filter(|l| l["type"] == type_name && l["mode"] == mode && l["status"] == "ok")
+        .collect()
+}
+
+fn sorted(mut rows: Vec<Json>) -> Vec<Json> {
+    rows.sort_by_key(|r| r.to_string());
+    rows
+}
+
+#[test]
+fn q01_filter_on_a_tag() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT _address, _file, tags['foo'] AS foo FROM aws_iam_user \
+         WHERE tags['foo'] IS NOT NULL ORDER BY _file, _address",
+    );
+    let mut want: Vec<(String, String, Json)> = ok_of(c, "aws_iam_user", "managed")
+        .into_iter()
+        .filter(|l| !l["value"]["tags"]["foo"].is_null())
+        .map(|l| {
+            let file = l["file"].as_str().unwrap().to_string();
+            let address = l["address"].as_str().unwrap().to_string();
+            (file, address, l["value"]["tags"]["foo"].clone())
+        })
+        .collect();
+    want.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let want: Vec<Json> = want
+        .into_iter()
+        .map(|(file, address, foo)| json!({"_address": address, "_file": file, "foo": foo}))
+        .collect();
+    assert_eq!(want.len(), 3);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn q02_group_by_type() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT type, count(*) AS n FROM instances GROUP BY type ORDER BY type",
+    );
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for l in &c.lines {
+        *counts.entry(l["type"].as_str().unwrap()).or_default() += 1;
+    }
+    let want: Vec<Json> = counts
+        .into_iter()
+        .map(|(t, n)| json!({"type": t, "n": n}))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn q03_group_by_provider_and_status() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT provider, status, count(*) AS n FROM instances \
+         GROUP BY provider, status ORDER BY provider, status",
+    );
+    let mut counts: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for l in &c.lines {
+        let key = (
+            l["provider"].as_str().unwrap(),
+            l["status"].as_str().unwrap(),
+        );
+        *counts.entry(key).or_default() += 1;
+    }
+    let want: Vec<Json> = counts
+        .into_iter()
+        .map(|((p, s), n)| json!({"provider": p, "status": s, "n": n}))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn q04_join_of_two_types_on_an_id() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT k._address AS key, u._address AS user, k._file AS file \
+         FROM aws_iam_access_key k JOIN aws_iam_user u ON k.user = u.name AND k._file = u._file",
+    );
+    let mut want = Vec::new();
+    for k in ok_of(c, "aws_iam_access_key", "managed") {
+        for u in ok_of(c, "aws_iam_user", "managed") {
+            if k["value"]["user"] == u["value"]["name"] && k["file"] == u["file"] {
+                want.push(json!({"key": k["address"], "user": u["address"], "file": k["file"]}));
+            }
+        }
+    }
+    assert!(!want.is_empty());
+    assert_eq!(sorted(got), sorted(want));
+}
+
+#[test]
+fn q05_aggregate_over_a_nested_block() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT count(*) AS buckets, sum(cardinality(versioning)) AS blocks, \
+         sum(CASE WHEN versioning[1]['enabled'] THEN 1 ELSE 0 END) AS enabled \
+         FROM aws_s3_bucket",
+    );
+    let buckets = ok_of(c, "aws_s3_bucket", "managed");
+    let blocks: usize = buckets
+        .iter()
+        .map(|b| b["value"]["versioning"].as_array().map_or(0, Vec::len))
+        .sum();
+    let enabled = buckets
+        .iter()
+        .filter(|b| b["value"]["versioning"][0]["enabled"] == json!(true))
+        .count();
+    let want = vec![json!({"buckets": buckets.len(), "blocks": blocks, "enabled": enabled})];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn q06_count_with_a_type_filter() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT (SELECT count(*) FROM instances WHERE type = 'null_resource') AS all_instances, \
+         (SELECT count(*) FROM null_resource) AS decoded",
+    );
+    let all = c
+        .lines
+        .iter()
+        .filter(|l| l["type"] == "null_resource")
+        .count();
+    let decoded = ok_of(c, "null_resource", "managed").len();
+    assert_eq!(got, vec![json!({"all_instances": all, "decoded": decoded})]);
+}
+
+#[test]
+fn q07_order_by_limit() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT name, _address, _file FROM aws_route53_record \
+         ORDER BY name DESC, _address, _file LIMIT 5",
+    );
+    let mut all: Vec<(String, String, String)> = ok_of(c, "aws_route53_record", "managed")
+        .into_iter()
+        .map(|l| {
+            let s = |v: &Json| v.as_str().unwrap().to_string();
+            (s(&l["value"]["name"]), s(&l["address"]), s(&l["file"]))
+        })
+        .collect();
+    all.sort_by(|a, b| b.0.cmp(&a.0).then((&a.1, &a.2).cmp(&(&b.1, &b.2))));
+    let want: Vec<Json> = all
+        .into_iter()
+        .take(5)
+        .map(|(n, a, f)| json!({"name": n, "_address": a, "_file": f}))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn q08_a_data_source_table() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT _address, _mode, name FROM \"data.aws_lb_target_group\" ORDER BY _address",
+    );
+    let mut want: Vec<Json> = ok_of(c, "aws_lb_target_group", "data")
+        .into_iter()
+        .map(|l| json!({"_address": l["address"], "_mode": "data", "name": l["value"]["name"]}))
+        .collect();
+    want.sort_by_key(|r| r["_address"].as_str().unwrap().to_string());
+    assert_eq!(want.len(), 3);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn q09_the_instances_that_failed() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT file, address, error FROM instances WHERE status = 'error' ORDER BY file, address",
+    );
+    let mut want: Vec<(String, String, String)> = c
+        .lines
+        .iter()
+        .filter(|l| l["status"] == "error")
+        .map(|l| {
+            let e = &l["error"];
+            let error = format!(
+                "at {} (byte {}): {}",
+                e["path"].as_str().unwrap(),
+                e["offset"],
+                e["message"].as_str().unwrap()
+            );
+            let s = |v: &Json| v.as_str().unwrap().to_string();
+            (s(&l["file"]), s(&l["address"]), error)
+        })
+        .collect();
+    want.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let want: Vec<Json> = want
+        .into_iter()
+        .map(|(f, a, e)| json!({"file": f, "address": a, "error": e}))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+}
+
+#[test]
+fn q10_a_nested_block_field() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT _address, _file, health_check[1]['path'] AS path, health_check[1]['port'] AS port \
+         FROM aws_lb_target_group ORDER BY _file, _address",
+    );
+    let mut want: Vec<(String, String, Json, Json)> = ok_of(c, "aws_lb_target_group", "managed")
+        .into_iter()
+        .map(|l| {
+            let h = &l["value"]["health_check"][0];
+            let s = |v: &Json| v.as_str().unwrap().to_string();
+            (
+                s(&l["file"]),
+                s(&l["address"]),
+                h["path"].clone(),
+                h["port"].clone(),
+            )
+        })
+        .collect();
+    want.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let want: Vec<Json> = want
+        .into_iter()
+        .map(|(f, a, path, port)| json!({"_address": a, "_file": f, "path": path, "port": port}))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+}
+
+fn toy(name: &str) -> String {
+    common::data_dir()
+        .join("states")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn command_line_on_the_toy_state() {
+    let (schemas, state) = (toy("toy.schemas.json"), toy("toy.tfstate"));
+    let sql = |extra: &[&str]| {
+        let mut args = vec!["sql", "--schemas", &schemas, "--states", &state];
+        args.extend(extra);
+        tfwire(&args)
+    };
+    let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+    let out = sql(&["SELECT _address, port FROM toy_server ORDER BY _address"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "+--------------------------------------+-------+\n\
+         | _address                             | port  |\n\
+         +--------------------------------------+-------+\n\
+         | toy_server.web[0]                    | 443.0 |\n\
+         | toy_server.web[0] (deposed 3f2a9c1b) |       |\n\
+         +--------------------------------------+-------+\n"
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "tfwire: 2 instances failed to decode (not in their type's table)\n"
+    );
+    let out = sql(&[
+        "-f",
+        "csv",
+        "SELECT status, count(*) AS n FROM instances GROUP BY status ORDER BY status",
+    ]);
+    assert_eq!(text(&out.stdout), "status,n\nerror,2\nno_schema,2\nok,3\n");
+    let out = sql(&["-f", "ndjson", "SELECT name FROM \"data.toy_image\""]);
+    assert_eq!(text(&out.stdout), "{\"name\":\"debian\"}\n");
+    let out = sql(&["--strict", "SELECT count(*) FROM toy_server"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let out = sql(&["EXPLAIN SELECT _address FROM toy_server"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains("StreamingTableExec"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = tfwire(&["sql", "--schemas", &schemas, "--list-tables"]);
+    assert_eq!(text(&out.stdout), "instances\ntoy_server\ndata.toy_image\n");
+    // A query that does not parse, a table that does not exist: the command line's fault.
+    for query in ["SELEC 1", "SELECT * FROM nothing_here"] {
+        let out = sql(&[query]);
+        assert_eq!(out.status.code(), Some(2), "{query}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).starts_with("tfwire: query: "));
+    }
+    let out = tfwire(&[
+        "sql",
+        "--schemas",
+        &schemas,
+        "--states",
+        "/nonexistent",
+        "SELECT 1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+}
