@@ -432,3 +432,52 @@ fn command_line_on_the_toy_state() {
     ]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The README's SQL example, run as written: in a folder holding the toy state and its
+/// schemas, each `$ ` line through `sh` (with the `tfwire` built for the tests on `PATH`), its
+/// standard output against the lines the README shows after it.
+#[test]
+fn readme_sql_example_runs_as_written() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split("<!-- sql example -->\n```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the README's SQL example");
+    let dir = common::scratch_dir("readme-sql");
+    for f in ["toy.schemas.json", "toy.tfstate"] {
+        std::fs::copy(toy(f), dir.join(f)).unwrap();
+    }
+    let bin = Path::new(env!("CARGO_BIN_EXE_tfwire"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut steps: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        match line.strip_prefix("$ ") {
+            Some(cmd) => steps.push((cmd.to_string(), String::new())),
+            None => {
+                let (_, want) = steps.last_mut().expect("output after a command");
+                want.push_str(line);
+                want.push('\n');
+            }
+        }
+    }
+    assert_eq!(steps.len(), 2);
+    for (cmd, want) in &steps {
+        let out = Command::new("sh")
+            .args(["-c", cmd])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(&String::from_utf8_lossy(&out.stdout), want, "{cmd}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -28,7 +28,8 @@ pub struct SqlArgs {
     /// A providers-schema document (`terraform providers schema -json`); repeatable.
     #[arg(short, long = "schemas", value_name = "DOC.json", required = true)]
     schemas: Vec<PathBuf>,
-    /// A state file, or a directory of them (its `*.tfstate` files, recursively); repeatable.
+    /// A state file, or a directory of them (its `*.tfstate` files, recursively);
+    /// repeatable.
     #[arg(long = "states", value_name = "PATH")]
     states: Vec<PathBuf>,
     /// Output: an aligned table, or CSV, NDJSON or Parquet (into --out FILE, or standard

@@ -2,7 +2,9 @@
 //! `StreamingTableExec` of one partition per file group (the files dealt out by size over
 //! the session's target partitions); each partition reads its files on a thread of its own
 //! with a [`StateReader`] and a [`StateTables`] filling only this table, and hands on batches
-//! of the projected columns through a channel of two.
+//! of the projected columns through a channel of two. With fewer files than partitions, each
+//! file is read on several threads (`StateReader::visit_parallel_map`), so one large state
+//! uses every core.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -23,7 +25,7 @@ use futures::{SinkExt, StreamExt};
 
 use super::{load, Fleet};
 use crate::arrow::{Parts, StateTables, INSTANCES_TABLE};
-use crate::state::{Mode, Outcome, SchemaSet, StateReader};
+use crate::state::{InstanceRef, Mode, Outcome, ReaderOptions, SchemaSet, StateReader};
 
 /// Rows a partition gathers before it hands on a batch.
 const BATCH_ROWS: usize = 8192;
@@ -99,11 +101,15 @@ impl TableProvider for FleetTable {
             }
         };
         let set = Arc::new(set);
-        let groups = file_groups(&inner.files, state.config().target_partitions());
+        let target = state.config().target_partitions().max(1);
+        let groups = file_groups(&inner.files, target);
+        // Fewer files than partitions: each file read on several threads.
+        let threads = target.checked_div(groups.len()).unwrap_or(1).max(1);
         let partitions: Vec<Arc<dyn PartitionStream>> = groups
             .into_iter()
             .map(|files| {
                 Arc::new(Partition {
+                    threads,
                     fleet: self.fleet.clone(),
                     table: self.name(),
                     set: set.clone(),
@@ -142,6 +148,7 @@ fn file_groups(files: &[PathBuf], n: usize) -> Vec<Vec<PathBuf>> {
 /// One partition of a scan: its files, read into this table's projected batches.
 #[derive(Debug)]
 struct Partition {
+    threads: usize,
     fleet: Fleet,
     table: String,
     set: Arc<SchemaSet>,
@@ -158,6 +165,7 @@ impl PartitionStream for Partition {
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let (mut tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
         let job = Job {
+            threads: self.threads,
             fleet: self.fleet.clone(),
             table: self.table.clone(),
             set: self.set.clone(),
@@ -180,6 +188,9 @@ impl PartitionStream for Partition {
 
 /// What a partition's thread reads.
 struct Job {
+    /// Threads to read each file with (more than one when there are fewer files than
+    /// partitions: one large state uses every core).
+    threads: usize,
     fleet: Fleet,
     table: String,
     set: Arc<SchemaSet>,
@@ -200,6 +211,12 @@ impl Job {
             let name = path.display().to_string();
             let file = std::fs::File::open(path)
                 .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+            if self.threads > 1 {
+                if !self.read_parallel(file, &name, send)? {
+                    return Ok(());
+                }
+                continue;
+            }
             let mut fault = None;
             let mut open = true;
             let summary =
@@ -226,6 +243,65 @@ impl Job {
         }
         self.hand_on(&mut tables, send);
         Ok(())
+    }
+
+    /// Reads one file on [`Job::threads`] threads (`visit_parallel_map`: each run's rows
+    /// become this table's batches on the thread that read them). False when the query has
+    /// ended.
+    fn read_parallel(
+        &self,
+        file: std::fs::File,
+        name: &str,
+        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
+    ) -> Result<bool, DataFusionError> {
+        let inner = &self.fleet.inner;
+        // (Runs of a few MiB: a run's batch of a table costs its columns, whatever its rows.)
+        let reader =
+            StateReader::with_options(file, ReaderOptions::default().with_read_size(8 << 20));
+        type Run = (StateTables, Option<arrow_schema::ArrowError>);
+        let init = || -> Run { (StateTables::new(&inner.arrow).with_parts(self.parts), None) };
+        let fold = |(tables, fault): &mut Run, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+            if matches!(outcome, Outcome::Error(..)) {
+                inner.failed.fetch_add(1, Ordering::Relaxed);
+            }
+            if fault.is_none() {
+                if let Err(e) = tables.add(name, item, outcome) {
+                    *fault = Some(e);
+                }
+            }
+        };
+        let map = |(mut tables, fault): Run| -> Result<Vec<RecordBatch>, DataFusionError> {
+            if let Some(e) = fault {
+                return Err(DataFusionError::ArrowError(
+                    Box::new(e),
+                    Some(name.to_string()),
+                ));
+            }
+            let batches = tables.finish()?;
+            Ok((batches.into_iter())
+                .filter(|(table, _)| *table == self.table)
+                .filter_map(|(_, batch)| self.projected(&batch))
+                .collect())
+        };
+        let (mut open, mut fault) = (true, None);
+        let summary = reader.visit_parallel_map(
+            &self.set,
+            &inner.options,
+            self.threads,
+            init,
+            fold,
+            map,
+            |run| match run {
+                _ if !open || fault.is_some() => {}
+                Ok(batches) => open = batches.into_iter().all(|b| send(Ok(b))),
+                Err(e) => fault = Some(e),
+            },
+        );
+        summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+        match fault {
+            Some(e) => Err(e),
+            None => Ok(open),
+        }
     }
 
     /// This table's rows so far, in the projected columns (the rows of values of another
