@@ -4,6 +4,8 @@
 //! tuples as objects of `"0"`, `"1"`, …, a map's repeated key by its last value, a dynamic
 //! value as its DUMP in a string, an unknown as null.
 
+#[path = "support/batches.rs"]
+mod batches;
 #[path = "support/cases.rs"]
 mod cases;
 mod common;
@@ -195,18 +197,7 @@ fn exact_numbers_are_decimals_or_listed_as_text() {
 }
 
 fn to_json(batch: &arrow_array::RecordBatch) -> Vec<Json> {
-    let mut out = Vec::new();
-    let mut w = arrow_json::WriterBuilder::new()
-        .with_explicit_nulls(true)
-        .build::<_, arrow_json::writer::LineDelimited>(&mut out);
-    w.write(batch).unwrap();
-    w.finish().unwrap();
-    drop(w);
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    batches::rows_json(std::slice::from_ref(batch))
 }
 
 /// `got` (arrow-json's writing of a column value of type `t`) against `want` (the decoded

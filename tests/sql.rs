@@ -6,7 +6,11 @@
 //! per query); and the command line on the toy state: the aligned table, CSV, NDJSON,
 //! `--list-tables`, `--strict`, `EXPLAIN`, usage errors.
 
+#[path = "support/batches.rs"]
+mod batches;
 mod common;
+#[path = "support/readme.rs"]
+mod readme;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -106,20 +110,7 @@ fn rows(corpus: &Corpus, query: &str) -> Vec<Json> {
         fleet.register(&ctx).unwrap();
         ctx.sql(query).await.unwrap().collect().await.unwrap()
     });
-    let mut out = Vec::new();
-    let mut w = arrow_json::WriterBuilder::new()
-        .with_explicit_nulls(true)
-        .build::<_, arrow_json::writer::LineDelimited>(&mut out);
-    for b in &batches {
-        w.write(b).unwrap();
-    }
-    w.finish().unwrap();
-    drop(w);
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    batches::rows_json(&batches)
 }
 
 /// The NDJSON lines of decoded instances of `type_name` (managed).
@@ -438,46 +429,12 @@ fn command_line_on_the_toy_state() {
 /// standard output against the lines the README shows after it.
 #[test]
 fn readme_sql_example_runs_as_written() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let block = readme
-        .split("<!-- sql example -->\n```text\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n```").next())
-        .expect("the README's SQL example");
     let dir = common::scratch_dir("readme-sql");
-    for f in ["toy.schemas.json", "toy.tfstate"] {
-        std::fs::copy(toy(f), dir.join(f)).unwrap();
-    }
-    let bin = Path::new(env!("CARGO_BIN_EXE_tfwire"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut steps: Vec<(String, String)> = Vec::new();
-    for line in block.lines() {
-        match line.strip_prefix("$ ") {
-            Some(cmd) => steps.push((cmd.to_string(), String::new())),
-            None => {
-                let (_, want) = steps.last_mut().expect("output after a command");
-                want.push_str(line);
-                want.push('\n');
-            }
-        }
-    }
-    assert_eq!(steps.len(), 2);
-    for (cmd, want) in &steps {
-        let out = Command::new("sh")
-            .args(["-c", cmd])
-            .current_dir(&dir)
-            .env("PATH", &path)
-            .output()
-            .unwrap();
-        assert_eq!(&String::from_utf8_lossy(&out.stdout), want, "{cmd}");
-    }
+    let bin = Path::new(env!("CARGO_BIN_EXE_tfwire")).parent().unwrap();
+    let files = [
+        PathBuf::from(toy("toy.schemas.json")),
+        PathBuf::from(toy("toy.tfstate")),
+    ];
+    assert_eq!(readme::run_example("sql", &files, bin, &dir), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,6 +6,8 @@
 //! `tfwire decode --to parquet`; usage errors.
 
 mod common;
+#[path = "support/readme.rs"]
+mod readme;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -434,51 +436,12 @@ fn readme_parquet_example_runs_as_written() {
     else {
         return;
     };
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let block = readme
-        .split("<!-- parquet example -->\n```text\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n```").next())
-        .expect("the README's Parquet example");
     let dir = common::scratch_dir("readme-parquet");
-    for f in ["toy.schemas.json", "toy.tfstate"] {
-        std::fs::copy(data(f), dir.join(f)).unwrap();
-    }
-    let bin = Path::new(env!("CARGO_BIN_EXE_tfwire"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut steps: Vec<(String, String)> = Vec::new();
-    for line in block.lines() {
-        match line.strip_prefix("$ ") {
-            Some(cmd) => steps.push((cmd.to_string(), String::new())),
-            None => {
-                let (_, want) = steps.last_mut().expect("output after a command");
-                want.push_str(line);
-                want.push('\n');
-            }
-        }
-    }
-    assert_eq!(steps.len(), 3);
-    for (cmd, want) in &steps {
-        let out = Command::new("sh")
-            .args(["-c", cmd])
-            .current_dir(&dir)
-            .env("PATH", &path)
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            *want,
-            "{cmd}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let bin = Path::new(env!("CARGO_BIN_EXE_tfwire")).parent().unwrap();
+    let files = [
+        PathBuf::from(data("toy.schemas.json")),
+        PathBuf::from(data("toy.tfstate")),
+    ];
+    assert_eq!(readme::run_example("parquet", &files, bin, &dir), 3);
     std::fs::remove_dir_all(&dir).unwrap();
 }

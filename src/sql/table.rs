@@ -108,7 +108,7 @@ impl TableProvider for FleetTable {
         let partitions: Vec<Arc<dyn PartitionStream>> = groups
             .into_iter()
             .map(|files| {
-                Arc::new(Partition {
+                Arc::new(Partition(Arc::new(Job {
                     threads,
                     fleet: self.fleet.clone(),
                     table: self.name(),
@@ -116,7 +116,7 @@ impl TableProvider for FleetTable {
                     parts,
                     files,
                     schema: projected.clone(),
-                }) as Arc<dyn PartitionStream>
+                }))) as Arc<dyn PartitionStream>
             })
             .collect();
         let exec = StreamingTableExec::try_new(projected, partitions, None, [], false, limit)?;
@@ -145,34 +145,19 @@ fn file_groups(files: &[PathBuf], n: usize) -> Vec<Vec<PathBuf>> {
         .collect()
 }
 
-/// One partition of a scan: its files, read into this table's projected batches.
+/// One partition of a scan: its files, read (on a thread of its own each time it is
+/// executed) into this table's projected batches.
 #[derive(Debug)]
-struct Partition {
-    threads: usize,
-    fleet: Fleet,
-    table: String,
-    set: Arc<SchemaSet>,
-    parts: Parts,
-    files: Vec<PathBuf>,
-    schema: SchemaRef,
-}
+struct Partition(Arc<Job>);
 
 impl PartitionStream for Partition {
     fn schema(&self) -> &SchemaRef {
-        &self.schema
+        &self.0.schema
     }
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let (mut tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
-        let job = Job {
-            threads: self.threads,
-            fleet: self.fleet.clone(),
-            table: self.table.clone(),
-            set: self.set.clone(),
-            parts: self.parts,
-            files: self.files.clone(),
-            schema: self.schema.clone(),
-        };
+        let job = self.0.clone();
         std::thread::spawn(move || {
             let mut send = |b| futures::executor::block_on(tx.send(b)).is_ok();
             if let Err(e) = job.run(&mut send) {
@@ -180,13 +165,14 @@ impl PartitionStream for Partition {
             }
         });
         Box::pin(RecordBatchStreamAdapter::new(
-            self.schema.clone(),
+            self.0.schema.clone(),
             rx.boxed(),
         ))
     }
 }
 
 /// What a partition's thread reads.
+#[derive(Debug)]
 struct Job {
     /// Threads to read each file with (more than one when there are fewer files than
     /// partitions: one large state uses every core).
