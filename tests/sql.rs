@@ -355,6 +355,37 @@ fn q10_a_nested_block_field() {
     assert_eq!(got, want);
 }
 
+/// A filter on `instances`' type (pushed into the scan: the other types are stepped over
+/// undecoded) keeps exactly the rows of those types.
+#[test]
+fn q11_a_type_filter_on_instances() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT file, address, status FROM instances \
+         WHERE type IN ('aws_iam_user', 'null_resource') AND mode = 'managed' \
+         ORDER BY file, address",
+    );
+    let mut want: Vec<(String, String, String)> = c
+        .lines
+        .iter()
+        .filter(|l| {
+            (l["type"] == "aws_iam_user" || l["type"] == "null_resource") && l["mode"] == "managed"
+        })
+        .map(|l| {
+            let s = |v: &Json| v.as_str().unwrap().to_string();
+            (s(&l["file"]), s(&l["address"]), s(&l["status"]))
+        })
+        .collect();
+    want.sort();
+    let want: Vec<Json> = want
+        .into_iter()
+        .map(|(f, a, st)| json!({"file": f, "address": a, "status": st}))
+        .collect();
+    assert!(want.len() > 20);
+    assert_eq!(got, want);
+}
+
 fn toy(name: &str) -> String {
     common::data_dir()
         .join("states")

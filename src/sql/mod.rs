@@ -6,8 +6,9 @@
 //! from the data.
 //!
 //! A scan decodes only what the query needs: a type's table reads the states with every
-//! other type's instances stepped over undecoded ([`SchemaSet::only_types`]); `instances`
-//! writes the `attributes` DUMP only when the column is asked for. (A type's own instances
+//! other type's instances stepped over undecoded ([`SchemaSet::only_types`]), and so does a
+//! scan of `instances` filtered on `type`; `instances` writes the `attributes` DUMP only when
+//! the column is asked for. (A type's own instances
 //! are decoded whole: a program projected on the columns asked for would accept some that
 //! the full decode rejects, and a table's rows are the instances that decode.) The files are
 //! spread over the session's target partitions (`table.rs`). Instances that fail to decode

@@ -14,9 +14,13 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::ScalarValue;
 use datafusion::error::DataFusionError;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::{Expr, TableType};
+use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::{
+    BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
+};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
@@ -71,11 +75,26 @@ impl TableProvider for FleetTable {
         TableType::Base
     }
 
+    /// `instances`' filters on `type` (`type = '…'`, `type IN (…)`) are taken as a hint:
+    /// the instances of other types are stepped over undecoded. (Inexact: DataFusion still
+    /// applies every filter to the rows.)
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>, DataFusionError> {
+        Ok((filters.iter())
+            .map(|f| match (&self.of_type, type_filter(f)) {
+                (None, Some(_)) => TableProviderFilterPushDown::Inexact,
+                _ => TableProviderFilterPushDown::Unsupported,
+            })
+            .collect())
+    }
+
     async fn scan(
         &self,
         state: &dyn Session,
         projection: Option<&Vec<usize>>,
-        _filters: &[Expr],
+        filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
         let projected = match projection {
@@ -88,9 +107,15 @@ impl TableProvider for FleetTable {
         let inner = &self.fleet.inner;
         let mut set = load(&inner.docs).map_err(external)?;
         let parts = match &self.of_type {
-            None => Parts::default()
-                .with_types(false)
-                .with_attributes(names.contains(&"attributes")),
+            None => {
+                // (Filters are ANDed: the rows are among the types of any one of them.)
+                if let Some(types) = filters.iter().find_map(type_filter) {
+                    set.only_types(types);
+                }
+                Parts::default()
+                    .with_types(false)
+                    .with_attributes(names.contains(&"attributes"))
+            }
             Some((_, type_name)) => {
                 // Only this type's instances decoded. (Whole: a program projected on the
                 // columns asked for would accept instances the full decode rejects — an
@@ -121,6 +146,34 @@ impl TableProvider for FleetTable {
             .collect();
         let exec = StreamingTableExec::try_new(projected, partitions, None, [], false, limit)?;
         Ok(Arc::new(exec))
+    }
+}
+
+/// The types `filter` keeps, when it is `type = 'T'` or `type IN ('T', …)` (not negated).
+fn type_filter(filter: &Expr) -> Option<Vec<String>> {
+    let is_type = |e: &Expr| matches!(e, Expr::Column(c) if c.name == "type");
+    let text = |e: &Expr| match e {
+        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => {
+            Some(s.clone())
+        }
+        _ => None,
+    };
+    match filter {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Eq,
+            right,
+        }) => match (is_type(left), is_type(right)) {
+            (true, _) => text(right).map(|t| vec![t]),
+            (_, true) => text(left).map(|t| vec![t]),
+            _ => None,
+        },
+        Expr::InList(InList {
+            expr,
+            list,
+            negated: false,
+        }) if is_type(expr) => list.iter().map(text).collect(),
+        _ => None,
     }
 }
 
