@@ -65,9 +65,8 @@ pub struct Fleet {
 #[derive(Debug)]
 struct Inner {
     files: Vec<PathBuf>,
-    /// The documents' text: each scan loads its own set, projected and restricted.
-    docs: Vec<String>,
-    /// Every document loaded, for the tables' schemas.
+    /// Every document loaded (deferred: a schema is read when first needed); each scan
+    /// restricts a copy of its own.
     set: SchemaSet,
     options: DecodeOptions,
     arrow: ArrowOptions,
@@ -92,11 +91,10 @@ impl Fleet {
         options: DecodeOptions,
         arrow: ArrowOptions,
     ) -> Result<Fleet, SchemaError> {
-        let set = load(&docs)?;
+        let set = load(docs)?;
         Ok(Fleet {
             inner: Arc::new(Inner {
                 files,
-                docs,
                 set,
                 options,
                 arrow,
@@ -159,11 +157,35 @@ impl Fleet {
     }
 }
 
-/// The documents loaded (deferred: a schema is read when a state needs it).
-fn load(docs: &[String]) -> Result<SchemaSet, SchemaError> {
+/// The documents loaded (deferred: a schema is read when a state needs it), outlined on
+/// every core and added in their order.
+fn load(docs: Vec<String>) -> Result<SchemaSet, SchemaError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per = docs.len().div_ceil(cores).max(1);
+    let mut chunks: Vec<Vec<String>> = Vec::new();
+    let mut docs = docs.into_iter().peekable();
+    while docs.peek().is_some() {
+        chunks.push(docs.by_ref().take(per).collect());
+    }
+    let sets: Vec<Result<SchemaSet, SchemaError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (chunks.into_iter())
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut one = SchemaSet::new();
+                    for doc in chunk {
+                        one.add_json_deferred(doc)?;
+                    }
+                    Ok(one)
+                })
+            })
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
     let mut set = SchemaSet::new();
-    for doc in docs {
-        set.add_json_deferred(doc.clone())?;
+    for one in sets {
+        set.append(one?);
     }
     Ok(set)
 }

@@ -27,7 +27,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 
-use super::{load, Fleet};
+use super::Fleet;
 use crate::arrow::{Parts, StateTables, INSTANCES_TABLE};
 use crate::state::{InstanceRef, Mode, Outcome, ReaderOptions, SchemaSet, StateReader};
 
@@ -59,10 +59,6 @@ impl FleetTable {
             Some((Mode::Data, t)) => format!("data.{t}"),
         }
     }
-}
-
-fn external(e: impl std::error::Error + Send + Sync + 'static) -> DataFusionError {
-    DataFusionError::External(Box::new(e))
 }
 
 #[async_trait]
@@ -105,7 +101,7 @@ impl TableProvider for FleetTable {
             .map(|f| f.name().as_str())
             .collect();
         let inner = &self.fleet.inner;
-        let mut set = load(&inner.docs).map_err(external)?;
+        let mut set = inner.set.clone();
         let parts = match &self.of_type {
             None => {
                 // (Filters are ANDed: the rows are among the types of any one of them.)

@@ -42,7 +42,7 @@ struct Entry {
     loaded: OnceLock<Result<Loaded, SchemaError>>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Source {
     /// Parsed with its document.
     Parsed(Schema),
@@ -121,6 +121,31 @@ pub enum Outcome<'a> {
     NoSchema,
     /// Only legacy `attributes_flat`: not supported (counted as "no schema" by the CLI).
     Legacy,
+}
+
+impl Clone for SchemaSet {
+    /// The same documents, selection and type restriction (the documents' text shared, not
+    /// copied); the copy compiles its programs again on first use, each set its own.
+    fn clone(&self) -> SchemaSet {
+        let entry = |e: &Entry| Entry {
+            document: e.document,
+            provider: e.provider.clone(),
+            normalized: e.normalized.clone(),
+            source: e.source.clone(),
+            loaded: OnceLock::new(),
+        };
+        SchemaSet {
+            types: (self.types.iter())
+                .map(|(name, [m, d])| {
+                    let slots = [m.iter().map(entry).collect(), d.iter().map(entry).collect()];
+                    (name.clone(), slots)
+                })
+                .collect(),
+            documents: self.documents,
+            selection: self.selection.clone(),
+            only: self.only.clone(),
+        }
+    }
 }
 
 impl SchemaSet {
