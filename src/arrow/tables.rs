@@ -254,8 +254,9 @@ impl StateTables {
         self
     }
 
-    /// The table of the type `table` (`TYPE`, or `data.TYPE`) for values of `program`'s
-    /// type: its schema, as [`finish`](StateTables::finish) makes its batches.
+    /// The schema of a resource type's table whose values are of `program`'s type (the
+    /// envelope, then a column per attribute), as [`finish`](StateTables::finish) makes its
+    /// batches.
     pub fn type_schema(
         program: &crate::Program,
         options: &ArrowOptions,
