@@ -18,7 +18,9 @@ pub fn scaled(n: &Number<'_>) -> Option<i128> {
         // (|i64| × 10^9 < 10^28.)
         Number::Int(i) => i128::from(i).checked_mul(ONE),
         Number::UInt(u) => i128::from(u).checked_mul(ONE),
-        Number::Float(_) | Number::Decimal(_) => scaled_text(&n.to_decimal_string()),
+        // (Decimal text is normalized without a copy when it already is: JSON's literals.)
+        Number::Decimal(text) => scaled_text(&crate::number::normalize_decimal(text)),
+        Number::Float(_) => scaled_text(&n.to_decimal_string()),
     }
 }
 

@@ -291,37 +291,8 @@ impl StateTables {
         let type_name = item.resource.type_name.as_str();
         let schema_version = item.instance.schema_version;
         self.added = self.added.saturating_add(1);
-        let (status, error, attributes) = match outcome {
-            Outcome::Ok(_, _) if !self.parts.instances => ("ok", None, None),
-            Outcome::Ok(v, m) if self.parts.attributes => {
-                let json = crate::dump::to_string(m.program, *v)
-                    .map_err(|e| ArrowError::InvalidArgumentError(e.to_string()))?;
-                ("ok", None, Some(json))
-            }
-            Outcome::Ok(_, _) => ("ok", None, None),
-            Outcome::Error(e, _) => ("error", Some(e.to_string()), None),
-            // (A legacy flatmap has no schema to decode with, as the CLI counts it.)
-            Outcome::NoSchema | Outcome::Legacy => ("no_schema", None, None),
-        };
         if self.parts.instances {
-            self.instances.envelope.append(
-                &[
-                    Some(file),
-                    Some(&d.address),
-                    d.module,
-                    Some(d.mode),
-                    Some(type_name),
-                    Some(d.name),
-                    d.index_key.as_deref(),
-                    d.deposed,
-                    Some(d.provider),
-                    Some(status),
-                    error.as_deref(),
-                    attributes.as_deref(),
-                ],
-                schema_version,
-            );
-            self.instances.rows = self.instances.rows.saturating_add(1);
+            self.add_instance_row(file, &d, type_name, schema_version, outcome)?;
         }
         let (Outcome::Ok(value, m), true) = (outcome, self.parts.types) else {
             return Ok(());
@@ -368,6 +339,48 @@ impl StateTables {
             ],
             schema_version,
         );
+        Ok(())
+    }
+
+    /// The `instances` row of an instance: its envelope, status, error and DUMP (that only
+    /// with [`Parts::attributes`]).
+    fn add_instance_row(
+        &mut self,
+        file: &str,
+        d: &Described<'_>,
+        type_name: &str,
+        schema_version: u64,
+        outcome: &Outcome<'_>,
+    ) -> Result<(), ArrowError> {
+        let (status, error, attributes) = match outcome {
+            Outcome::Ok(v, m) if self.parts.attributes => {
+                let json = crate::dump::to_string(m.program, *v)
+                    .map_err(|e| ArrowError::InvalidArgumentError(e.to_string()))?;
+                ("ok", None, Some(json))
+            }
+            Outcome::Ok(_, _) => ("ok", None, None),
+            Outcome::Error(e, _) => ("error", Some(e.to_string()), None),
+            // (A legacy flatmap has no schema to decode with, as the CLI counts it.)
+            Outcome::NoSchema | Outcome::Legacy => ("no_schema", None, None),
+        };
+        self.instances.envelope.append(
+            &[
+                Some(file),
+                Some(&d.address),
+                d.module,
+                Some(d.mode),
+                Some(type_name),
+                Some(d.name),
+                d.index_key.as_deref(),
+                d.deposed,
+                Some(d.provider),
+                Some(status),
+                error.as_deref(),
+                attributes.as_deref(),
+            ],
+            schema_version,
+        );
+        self.instances.rows = self.instances.rows.saturating_add(1);
         Ok(())
     }
 
