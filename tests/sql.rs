@@ -469,3 +469,34 @@ fn readme_sql_example_runs_as_written() {
     assert_eq!(readme::run_example("sql", &files, bin, &dir), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A directory of states is walked for its `*.tfstate` files; a symbolic link to a directory
+/// below it is not followed (a link to an ancestor would loop).
+#[test]
+fn a_directory_with_a_link_to_itself() {
+    let dir = common::scratch_dir("sql-dir-loop");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::copy(toy("toy.tfstate"), dir.join("sub").join("a.tfstate")).unwrap();
+    std::fs::copy(toy("toy.schemas.json"), dir.join("toy.schemas.json")).unwrap();
+    std::os::unix::fs::symlink(&dir, dir.join("sub").join("loop")).unwrap();
+    let schemas = dir.join("toy.schemas.json").display().to_string();
+    let states = dir.display().to_string();
+    let out = tfwire(&[
+        "sql",
+        "--schemas",
+        &schemas,
+        "--states",
+        &states,
+        "-f",
+        "csv",
+        "SELECT count(*) AS n FROM instances",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "n\n7\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

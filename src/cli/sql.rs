@@ -123,21 +123,26 @@ fn query_failure(e: DataFusionError) -> Failure {
     }
 }
 
-/// `path` when a file, else the `*.tfstate` files under it (sorted).
+/// `path` when a file, else the `*.tfstate` files under it (sorted). Below the directory
+/// named, a symbolic link to a directory is not followed (a link to an ancestor would loop).
 fn collect_states(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
     let meta = std::fs::metadata(path).map_err(|e| Failure::file(path, e))?;
     if !meta.is_dir() {
         out.push(path.to_path_buf());
         return Ok(());
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| Failure::file(path, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    walk_states(path, out)
+}
+
+fn walk_states(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)
+        .map_err(|e| Failure::file(dir, e))?
+        .filter_map(|e| e.ok().and_then(|e| Some((e.path(), e.file_type().ok()?))))
         .collect();
-    entries.sort();
-    for entry in entries {
-        if entry.is_dir() {
-            collect_states(&entry, out)?;
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (entry, kind) in entries {
+        if kind.is_dir() {
+            walk_states(&entry, out)?;
         } else if entry.extension().is_some_and(|x| x == "tfstate") {
             out.push(entry);
         }
