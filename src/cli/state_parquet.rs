@@ -226,12 +226,12 @@ impl Out<'_> {
     /// Writes out the largest tables' gathered rows, while what all hold is over `budget`,
     /// until it is half that.
     fn bound_memory(&mut self, budget: usize) {
-        let mut held: usize = self.writers.values().map(Table::memory).sum();
+        let mut held: usize = self.writers.values().map(|t| t.bytes).sum();
         if held <= budget || self.failure.is_some() {
             return;
         }
         let mut by_size: Vec<(usize, String)> = (self.writers.iter())
-            .map(|(n, t)| (t.memory(), n.clone()))
+            .map(|(n, t)| (t.bytes, n.clone()))
             .collect();
         by_size.sort_unstable_by(|a, b| b.cmp(a));
         for (memory, name) in by_size {
@@ -318,11 +318,6 @@ impl Table {
             self.flush()?;
         }
         Ok(())
-    }
-
-    /// The bytes its gathered rows hold.
-    fn memory(&self) -> usize {
-        self.bytes
     }
 
     /// Writes what is gathered as a row group (one batch as it is, several concatenated).
@@ -419,7 +414,7 @@ mod tests {
                 .map(|(n, t)| (n.clone(), t.rows))
                 .collect()
         };
-        let memory = |out: &Out<'_>, t: &str| out.writers[t].memory();
+        let memory = |out: &Out<'_>, t: &str| out.writers[t].bytes;
         let all: usize = ["a", "b", "c", "d"].iter().map(|t| memory(&out, t)).sum();
         // Within the budget: nothing written.
         out.bound_memory(all);

@@ -8,10 +8,9 @@
 //! A scan decodes only what the query needs: a type's table reads the states with every
 //! other type's instances stepped over undecoded ([`SchemaSet::only_types`]), and so does a
 //! scan of `instances` filtered on `type`; `instances` writes the `attributes` DUMP only when
-//! the column is asked for. (A type's own instances
-//! are decoded whole: a program projected on the columns asked for would accept some that
-//! the full decode rejects, and a table's rows are the instances that decode.) The files are
-//! spread over the session's target partitions (`table.rs`). Instances that fail to decode
+//! the column is asked for. (A type's own instances are decoded whole: a program projected
+//! on the columns asked for would accept some that the full decode rejects, and a table's
+//! rows are the instances that decode.) The files are spread over the session's target partitions (`table.rs`). Instances that fail to decode
 //! are not rows of their type's table; [`Fleet::failed`] counts them.
 //!
 //! ```
@@ -125,10 +124,7 @@ impl Fleet {
             let schema = StateTables::new(&self.inner.arrow).instances_schema();
             return Ok(Some(FleetTable::new(self.clone(), None, schema)));
         }
-        let (mode, type_name) = match name.strip_prefix("data.") {
-            Some(t) => (Mode::Data, t),
-            None => (Mode::Managed, name),
-        };
+        let (mode, type_name) = type_of_table(name);
         let Some(program) = self.inner.set.first_program(mode, type_name) else {
             return Ok(None);
         };
@@ -154,6 +150,14 @@ impl Fleet {
     /// an instance once per table that met it).
     pub fn failed(&self) -> u64 {
         self.inner.failed.load(Ordering::Relaxed)
+    }
+}
+
+/// The mode and type of a type's table name (`TYPE`, `data.TYPE`).
+fn type_of_table(name: &str) -> (Mode, &str) {
+    match name.strip_prefix("data.") {
+        Some(t) => (Mode::Data, t),
+        None => (Mode::Managed, name),
     }
 }
 
@@ -202,12 +206,7 @@ impl SchemaProvider for Fleet {
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        name == INSTANCES_TABLE || {
-            let (mode, t) = match name.strip_prefix("data.") {
-                Some(t) => (Mode::Data, t),
-                None => (Mode::Managed, name),
-            };
-            self.inner.set.first_program(mode, t).is_some()
-        }
+        let (mode, type_name) = type_of_table(name);
+        name == INSTANCES_TABLE || self.inner.set.first_program(mode, type_name).is_some()
     }
 }

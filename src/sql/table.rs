@@ -259,10 +259,7 @@ impl Job {
                     if !open || fault.is_some() {
                         return;
                     }
-                    if matches!(outcome, Outcome::Error(..)) {
-                        inner.failed.fetch_add(1, Ordering::Relaxed);
-                    }
-                    if let Err(e) = tables.add(&name, item, outcome) {
+                    if let Err(e) = self.add(&mut tables, &name, item, outcome) {
                         fault = Some(e);
                     } else if tables.len() >= BATCH_ROWS {
                         open = self.hand_on(&mut tables, send);
@@ -278,6 +275,20 @@ impl Job {
         }
         self.hand_on(&mut tables, send);
         Ok(())
+    }
+
+    /// Adds an instance of file `name` to `tables`, counting it when it failed to decode.
+    fn add(
+        &self,
+        tables: &mut StateTables,
+        name: &str,
+        item: InstanceRef<'_, '_>,
+        outcome: &Outcome<'_>,
+    ) -> Result<(), arrow_schema::ArrowError> {
+        if matches!(outcome, Outcome::Error(..)) {
+            self.fleet.inner.failed.fetch_add(1, Ordering::Relaxed);
+        }
+        tables.add(name, item, outcome)
     }
 
     /// Reads one file on [`Job::threads`] threads (`visit_parallel_map`: each run's rows
@@ -296,11 +307,8 @@ impl Job {
         type Run = (StateTables, Option<arrow_schema::ArrowError>);
         let init = || -> Run { (StateTables::new(&inner.arrow).with_parts(self.parts), None) };
         let fold = |(tables, fault): &mut Run, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
-            if matches!(outcome, Outcome::Error(..)) {
-                inner.failed.fetch_add(1, Ordering::Relaxed);
-            }
             if fault.is_none() {
-                if let Err(e) = tables.add(name, item, outcome) {
+                if let Err(e) = self.add(tables, name, item, outcome) {
                     *fault = Some(e);
                 }
             }
