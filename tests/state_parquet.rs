@@ -5,6 +5,8 @@
 //! the corpus; pyarrow (another implementation) reads the same row counts; `--exact-numbers`;
 //! `tfwire decode --to parquet`; usage errors.
 
+#[path = "support/batches.rs"]
+mod batches;
 mod common;
 #[path = "support/readme.rs"]
 mod readme;
@@ -156,28 +158,12 @@ fn check(docs: &[String], states: &[String], tag: &str) -> BTreeMap<String, usiz
         unreachable!()
     };
     for (name, batches) in one {
-        let a = arrow_select_concat(batches);
-        let b = arrow_select_concat(&two[name]);
+        let a = batches::rows_json(batches);
+        let b = batches::rows_json(&two[name]);
         assert_eq!(a, b, "{name}");
     }
     one.iter()
         .map(|(k, v)| (k.clone(), v.iter().map(RecordBatch::num_rows).sum()))
-        .collect()
-}
-
-/// The rows of `batches` as JSON lines (arrow-json's writer), for comparing contents.
-fn arrow_select_concat(batches: &[RecordBatch]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut w = arrow_json::LineDelimitedWriter::new(&mut out);
-    for b in batches {
-        w.write(b).unwrap();
-    }
-    w.finish().unwrap();
-    drop(w);
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
         .collect()
 }
 
