@@ -10,7 +10,9 @@
 //!   missing argument, an invalid value; an inline `--type` that is not type JSON);
 //! - a closed stdout (`tfwire … | head`) ends the run at once, quietly: SIGPIPE keeps its
 //!   default disposition, so the process dies of it as `cat` does (a shell reports 141).
-//!   Elsewhere a broken pipe ends the run quietly with status 1.
+//!   Elsewhere a broken pipe ends the run quietly with status 1, and so does a closed stdout
+//!   for the commands that talk over the network (`cluster`, `sql --cluster`: a socket's
+//!   peer gone must not end them).
 
 mod cli;
 
@@ -27,12 +29,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    restore_sigpipe();
     no_huge_pages();
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) => return usage_error(&e),
     };
+    // (A process that talks to a cluster writes to sockets: a peer gone must be an error
+    // there, not the end of the process.)
+    if !args.uses_network() {
+        restore_sigpipe();
+    }
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(cli::Failure::BadInput(msg)) => {
@@ -52,7 +58,7 @@ fn main() -> ExitCode {
 #[cfg(unix)]
 fn restore_sigpipe() {
     // SAFETY: `signal` with `SIG_DFL` installs no handler (no code runs in signal context);
-    // it is called first thing in `main`, before any other thread exists.
+    // it is called in `main` before any other thread exists.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

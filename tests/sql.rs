@@ -8,6 +8,9 @@
 
 #[path = "support/batches.rs"]
 mod batches;
+#[cfg(feature = "cluster")]
+#[path = "support/cluster.rs"]
+mod cluster;
 mod common;
 #[path = "support/readme.rs"]
 mod readme;
@@ -19,7 +22,7 @@ use std::sync::OnceLock;
 
 use datafusion::prelude::{SessionConfig, SessionContext};
 use serde_json::{json, Value as Json};
-use tfwire::sql::Fleet;
+use tfwire::sql::{Fleet, FleetOptions};
 
 /// The corpus: its documents (as `tests/state.rs` loads them) and its state files.
 struct Corpus {
@@ -96,21 +99,44 @@ fn tfwire(args: &[&str]) -> Output {
 }
 
 /// `query`'s rows over the corpus (in-process, two partitions), as JSON objects with every
-/// column (nulls too).
+/// column (nulls too); with the `cluster` feature, the same query on a loopback cluster
+/// (`support/cluster.rs`) returns the same rows, in the same order.
 fn rows(corpus: &Corpus, query: &str) -> Vec<Json> {
-    let docs = corpus
-        .docs
-        .iter()
-        .map(|d| std::fs::read_to_string(d).unwrap())
-        .collect();
-    let fleet = Fleet::new(corpus.states.clone(), docs).unwrap();
+    let fleet = Fleet::open(
+        corpus.states.clone(),
+        corpus.docs.clone(),
+        FleetOptions::default(),
+    )
+    .unwrap();
+    let config = || SessionConfig::new().with_target_partitions(2);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let batches = runtime.block_on(async {
-        let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+        let ctx = SessionContext::new_with_config(config());
         fleet.register(&ctx).unwrap();
         ctx.sql(query).await.unwrap().collect().await.unwrap()
     });
-    batches::rows_json(&batches)
+    let local = batches::rows_json(&batches);
+    #[cfg(feature = "cluster")]
+    {
+        let cluster = cluster::cluster();
+        let remote = runtime.block_on(async {
+            let run = async {
+                let ctx = tfwire::sql::cluster::connect(&cluster.url, config()).await?;
+                fleet.register(&ctx)?;
+                ctx.sql(query).await?.collect().await
+            };
+            tokio::time::timeout(std::time::Duration::from_secs(300), run).await
+        });
+        let remote = remote
+            .unwrap_or_else(|_| panic!("{query}: no answer from the cluster in 300 s"))
+            .unwrap_or_else(|e| panic!("{query}: on the cluster: {e}"));
+        assert_eq!(
+            batches::rows_json(&remote),
+            local,
+            "{query}: on the cluster"
+        );
+    }
+    local
 }
 
 /// The NDJSON lines of decoded instances of `type_name` (managed).
@@ -282,7 +308,7 @@ fn q08_a_data_source_table() {
     let Some(c) = corpus() else { return };
     let got = rows(
         c,
-        "SELECT _address, _mode, name FROM \"data.aws_lb_target_group\" ORDER BY _address",
+        "SELECT _address, _mode, name FROM data.aws_lb_target_group ORDER BY _address",
     );
     let mut want: Vec<Json> = ok_of(c, "aws_lb_target_group", "data")
         .into_iter()
@@ -424,15 +450,20 @@ fn command_line_on_the_toy_state() {
         "SELECT status, count(*) AS n FROM instances GROUP BY status ORDER BY status",
     ]);
     assert_eq!(text(&out.stdout), "status,n\nerror,2\nno_schema,2\nok,3\n");
-    let out = sql(&["-f", "ndjson", "SELECT name FROM \"data.toy_image\""]);
+    let out = sql(&["-f", "ndjson", "SELECT name FROM data.toy_image"]);
     assert_eq!(text(&out.stdout), "{\"name\":\"debian\"}\n");
     let out = sql(&["--strict", "SELECT count(*) FROM toy_server"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("tfwire: query: ") && stderr.contains(&format!("{state}: toy_server.")),
+        "{stderr}"
+    );
     let out = sql(&["EXPLAIN SELECT _address FROM toy_server"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        text(&out.stdout).contains("StreamingTableExec"),
+        text(&out.stdout).contains("file_type=tfstate, table=toy_server"),
         "{}",
         text(&out.stdout)
     );

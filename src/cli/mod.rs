@@ -2,6 +2,8 @@
 
 #[cfg(feature = "bench")]
 mod bench;
+#[cfg(feature = "cluster")]
+mod cluster;
 mod decode;
 #[cfg(feature = "parquet")]
 mod decode_parquet;
@@ -58,6 +60,9 @@ enum Command {
     /// Query state files with SQL (DataFusion): a table per resource type, and `instances`.
     #[cfg(feature = "sql")]
     Sql(sql::SqlArgs),
+    /// Start a Ballista scheduler or executor that can run `tfwire sql --cluster` queries.
+    #[cfg(feature = "cluster")]
+    Cluster(cluster::ClusterArgs),
     /// Measure tfwire against its peers (rmpv, rmp-serde, serde_json, simd-json, sonic-rs).
     #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
@@ -227,6 +232,19 @@ impl Failure {
     }
 }
 
+impl Cli {
+    /// Whether the command talks over the network (a cluster's processes, `sql --cluster`).
+    pub fn uses_network(&self) -> bool {
+        match &self.command {
+            #[cfg(feature = "cluster")]
+            Command::Cluster(_) => true,
+            #[cfg(feature = "sql")]
+            Command::Sql(args) => args.uses_network(),
+            _ => false,
+        }
+    }
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
@@ -243,6 +261,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::State(args) => state::run(args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => sql::run(args),
+        #[cfg(feature = "cluster")]
+        Command::Cluster(args) => cluster::run(args),
         #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(args),
     }

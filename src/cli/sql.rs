@@ -1,5 +1,5 @@
 //! `tfwire sql`: a query over state files with DataFusion ([`tfwire::sql::Fleet`]: a table
-//! per resource type, `"data.TYPE"` per data source, and `instances`), printed as an aligned
+//! per resource type, `data.TYPE` per data source, and `instances`), printed as an aligned
 //! table or written as CSV, NDJSON or Parquet.
 
 use std::io::{IsTerminal, Write};
@@ -9,18 +9,18 @@ use clap::{Args, ValueEnum};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use tfwire::sql::Fleet;
+use tfwire::sql::{Fleet, FleetOptions};
 
 use super::Failure;
 
 const ABOUT: &str = "\
 Tables: `instances` (a row per instance: file, address, module, mode, type, name, index_key,
 deposed, provider, schema_version, status, error, attributes as the DUMP's JSON), and a table
-per resource type the documents define (`aws_instance`; `\"data.aws_ami\"` for a data source:
-quoted, for the dot): a row per instance that decoded, the envelope as _file, _address,
+per resource type the documents define (`aws_instance`; `data.aws_ami` for a data source: the
+schema `data`): a row per instance that decoded, the envelope as _file, _address,
 _module, _mode, _name, _index_key, _deposed, _provider, _schema_version, then a typed column per
 attribute and block (see README, Typed columns). A scan of a type's table steps over the other
-types' instances undecoded and decodes only the columns the query names. EXPLAIN works.";
+types' instances undecoded (its own are decoded whole). EXPLAIN works.";
 
 #[derive(Args, Debug)]
 #[command(after_help = ABOUT)]
@@ -42,10 +42,17 @@ pub struct SqlArgs {
     /// Worker threads and partitions (default: every core; at least 1).
     #[arg(short, long, value_name = "N", value_parser = super::state::jobs_count)]
     jobs: Option<usize>,
-    /// Fail (exit 1, nothing printed) when an instance of a table read fails to decode;
-    /// without it they are counted on standard error.
+    /// Fail (exit 1, nothing printed) at the first instance of a table read that fails to
+    /// decode, naming its file and address; without it they are left out of their table
+    /// and counted on standard error (with --cluster, on each executor's).
     #[arg(long)]
     strict: bool,
+    /// Run the query on a Ballista cluster (`tfwire cluster`) whose scheduler is at URL
+    /// (`df://HOST:PORT`); every executor must read the states and documents at the paths
+    /// given.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "URL")]
+    cluster: Option<String>,
     /// Print the tables' names, one per line, and exit.
     #[arg(long)]
     list_tables: bool,
@@ -62,16 +69,38 @@ enum SqlFormat {
     Parquet,
 }
 
+impl SqlArgs {
+    /// With `--cluster`.
+    #[cfg(feature = "cluster")]
+    pub fn uses_network(&self) -> bool {
+        self.cluster.is_some()
+    }
+
+    /// With `--cluster` (not built).
+    #[cfg(not(feature = "cluster"))]
+    pub fn uses_network(&self) -> bool {
+        false
+    }
+}
+
 /// Runs `tfwire sql`.
 pub fn run(args: SqlArgs) -> Result<(), Failure> {
-    let docs = (args.schemas.iter())
-        .map(|p| super::read_file(p))
-        .collect::<Result<Vec<_>, _>>()?;
     let mut files = Vec::new();
     for path in &args.states {
         collect_states(path, &mut files)?;
     }
-    let fleet = Fleet::new(files, docs).map_err(|e| Failure::BadInput(e.to_string()))?;
+    #[cfg_attr(not(feature = "cluster"), allow(unused_mut))]
+    let mut schemas = args.schemas.clone();
+    #[cfg(feature = "cluster")]
+    if args.cluster.is_some() {
+        // (The executors read the files: paths from the directory they were named in.)
+        for path in files.iter_mut().chain(schemas.iter_mut()) {
+            *path = std::path::absolute(&*path).map_err(|e| Failure::file(path, e))?;
+        }
+    }
+    let options = FleetOptions::default().with_strict(args.strict);
+    let fleet =
+        (Fleet::open(files, schemas, options)).map_err(|e| Failure::BadInput(e.to_string()))?;
     if args.list_tables {
         let mut text = fleet.table_names().join("\n");
         text.push('\n');
@@ -92,8 +121,17 @@ pub fn run(args: SqlArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::BadInput(format!("--jobs {jobs}: {e}")))?;
     let result = runtime.block_on(async {
-        let ctx =
-            SessionContext::new_with_config(SessionConfig::new().with_target_partitions(jobs));
+        let config = SessionConfig::new().with_target_partitions(jobs);
+        #[cfg(feature = "cluster")]
+        let ctx = match &args.cluster {
+            Some(url) => {
+                wait_for_scheduler(url)?;
+                tfwire::sql::cluster::connect(url, config).await?
+            }
+            None => SessionContext::new_with_config(config),
+        };
+        #[cfg(not(feature = "cluster"))]
+        let ctx = SessionContext::new_with_config(config);
         fleet.register(&ctx)?;
         let frame = ctx.sql(query).await?;
         let schema = frame.schema().inner().clone();
@@ -103,14 +141,43 @@ pub fn run(args: SqlArgs) -> Result<(), Failure> {
     let failed = fleet.failed();
     if failed > 0 {
         eprintln!("tfwire: {failed} instances failed to decode (not in their type's table)");
-        if args.strict {
-            return Err(Failure::BadInput(
-                "--strict: instances failed to decode".into(),
-            ));
-        }
     }
     write(&args, schema, &batches)
 }
+
+/// Waits until the scheduler at `url` (`df://HOST:PORT`) takes connections (it may have
+/// just been started), for at most [`SCHEDULER_WAIT`].
+#[cfg(feature = "cluster")]
+fn wait_for_scheduler(url: &str) -> Result<(), DataFusionError> {
+    use std::net::{TcpStream, ToSocketAddrs};
+    let address = (url.strip_prefix("df://"))
+        .map(|a| a.trim_end_matches('/'))
+        .ok_or_else(|| {
+            DataFusionError::Configuration(format!("--cluster {url}: not df://HOST:PORT"))
+        })?;
+    let addrs: Vec<_> = (address.to_socket_addrs())
+        .map_err(|e| DataFusionError::Configuration(format!("--cluster {url}: {e}")))?
+        .collect();
+    let start = std::time::Instant::now();
+    loop {
+        let up = (addrs.iter())
+            .any(|a| TcpStream::connect_timeout(a, std::time::Duration::from_secs(1)).is_ok());
+        if up {
+            return Ok(());
+        }
+        if start.elapsed() > SCHEDULER_WAIT {
+            return Err(DataFusionError::Execution(format!(
+                "--cluster {url}: no scheduler there (waited {} s)",
+                SCHEDULER_WAIT.as_secs()
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// How long `--cluster` waits for the scheduler to take connections.
+#[cfg(feature = "cluster")]
+const SCHEDULER_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A query that does not parse or plan is the command line's fault (exit 2); one that fails
 /// as it reads the states is bad input.

@@ -1,6 +1,6 @@
 //! SQL over state files (the `sql` feature): a [`Fleet`] of state files and provider schema
 //! documents as DataFusion tables — a table per resource type the documents define (`TYPE`,
-//! and `"data.TYPE"` for a data source; the columns of [`StateTables`]: the envelope,
+//! and `data.TYPE` for a data source, in the schema `data`; the columns of [`StateTables`]: the envelope,
 //! underscored, then a typed column per attribute), and `instances`, a row per instance. The
 //! tables' schemas come from the documents (the first document's schema of each type), never
 //! from the data.
@@ -37,6 +37,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "cluster")]
+pub mod cluster;
+mod scan;
 mod table;
 
 use std::path::PathBuf;
@@ -53,7 +56,33 @@ use crate::error::SchemaError;
 use crate::program::DecodeOptions;
 use crate::state::{Mode, SchemaSet};
 
+pub use scan::FleetSource;
 pub use table::FleetTable;
+
+/// How a [`Fleet`] decodes its instances into rows.
+///
+/// ```
+/// use tfwire::sql::FleetOptions;
+/// let options = FleetOptions::default().with_strict(true);
+/// assert!(options.strict && !options.arrow.exact_numbers);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FleetOptions {
+    /// How instances are decoded.
+    pub decode: DecodeOptions,
+    /// How values become columns.
+    pub arrow: ArrowOptions,
+    /// A scan fails at the first instance of its table that fails to decode (naming the file
+    /// and the instance), instead of leaving it out and counting it ([`Fleet::failed`]).
+    pub strict: bool,
+}
+
+with_setters!(FleetOptions {
+    #[const] with_decode => decode: DecodeOptions,
+    #[const] with_arrow => arrow: ArrowOptions,
+    #[const] with_strict => strict: bool,
+});
 
 /// State files and the provider schema documents that type them, as tables.
 #[derive(Debug, Clone)]
@@ -67,39 +96,94 @@ struct Inner {
     /// Every document loaded (deferred: a schema is read when first needed); each scan
     /// restricts a copy of its own.
     set: SchemaSet,
-    options: DecodeOptions,
-    arrow: ArrowOptions,
+    /// The documents' files, when the fleet was made from them ([`Fleet::open`]): what a
+    /// cluster's codec sends instead of their text.
+    doc_paths: Option<Vec<PathBuf>>,
+    options: FleetOptions,
+    /// Made by a cluster's codec: the scans' failures are said on standard error (the
+    /// client cannot count them).
+    remote: bool,
     failed: AtomicU64,
 }
 
 impl Fleet {
     /// The fleet of `files` (state files) typed by `docs` (provider schema documents' text).
     pub fn new(files: Vec<PathBuf>, docs: Vec<String>) -> Result<Fleet, SchemaError> {
-        Fleet::with_options(
-            files,
-            docs,
-            DecodeOptions::default(),
-            ArrowOptions::default(),
-        )
+        Fleet::with_options(files, docs, FleetOptions::default())
     }
 
-    /// [`Fleet::new`] with the decode and column options.
+    /// [`Fleet::new`] with options.
     pub fn with_options(
         files: Vec<PathBuf>,
         docs: Vec<String>,
-        options: DecodeOptions,
-        arrow: ArrowOptions,
+        options: FleetOptions,
     ) -> Result<Fleet, SchemaError> {
-        let set = load(docs)?;
-        Ok(Fleet {
+        Ok(Fleet::from_parts(files, load(docs)?, None, options, false))
+    }
+
+    /// The fleet of `files` typed by the documents in the files `doc_paths`. Unlike
+    /// [`Fleet::new`], such a fleet can be sent to a cluster (the `cluster` feature): its
+    /// scans name the documents' files, which every executor reads.
+    ///
+    /// ```
+    /// use tfwire::sql::{Fleet, FleetOptions};
+    ///
+    /// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/states");
+    /// let fleet = Fleet::open(
+    ///     vec![dir.join("toy.tfstate")],
+    ///     vec![dir.join("toy.schemas.json")],
+    ///     FleetOptions::default(),
+    /// )?;
+    /// assert_eq!(fleet.table_names(), ["instances", "toy_server", "data.toy_image"]);
+    /// # Ok::<(), datafusion::error::DataFusionError>(())
+    /// ```
+    pub fn open(
+        files: Vec<PathBuf>,
+        doc_paths: Vec<PathBuf>,
+        options: FleetOptions,
+    ) -> Result<Fleet, DataFusionError> {
+        let set = load_paths(&doc_paths)?;
+        Ok(Fleet::from_parts(
+            files,
+            set,
+            Some(doc_paths),
+            options,
+            false,
+        ))
+    }
+
+    fn from_parts(
+        files: Vec<PathBuf>,
+        set: SchemaSet,
+        doc_paths: Option<Vec<PathBuf>>,
+        options: FleetOptions,
+        remote: bool,
+    ) -> Fleet {
+        Fleet {
             inner: Arc::new(Inner {
                 files,
                 set,
+                doc_paths,
                 options,
-                arrow,
+                remote,
                 failed: AtomicU64::new(0),
             }),
-        })
+        }
+    }
+
+    /// The state files.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.inner.files
+    }
+
+    /// The documents' files, when the fleet was made from them ([`Fleet::open`]).
+    pub fn doc_paths(&self) -> Option<&[PathBuf]> {
+        self.inner.doc_paths.as_deref()
+    }
+
+    /// The options.
+    pub fn options(&self) -> &FleetOptions {
+        &self.inner.options
     }
 
     /// The tables' names: `instances`, the resource types, `data.TYPE` for data sources.
@@ -121,7 +205,7 @@ impl Fleet {
     /// The table `name`, `None` when there is none (or its schema does not load: the error).
     pub fn table(&self, name: &str) -> Result<Option<FleetTable>, SchemaError> {
         if name == INSTANCES_TABLE {
-            let schema = StateTables::new(&self.inner.arrow).instances_schema();
+            let schema = StateTables::new(&self.inner.options.arrow).instances_schema();
             return Ok(Some(FleetTable::new(self.clone(), None, schema)));
         }
         let (mode, type_name) = type_of_table(name);
@@ -129,20 +213,28 @@ impl Fleet {
             return Ok(None);
         };
         let program = program.map_err(Clone::clone)?;
-        let schema = StateTables::type_schema(program, &self.inner.arrow)?;
+        let schema = StateTables::type_schema(program, &self.inner.options.arrow)?;
         let table = FleetTable::new(self.clone(), Some((mode, type_name.to_string())), schema);
         Ok(Some(table))
     }
 
-    /// Registers the tables as the default schema of `ctx` (the tables are made when a
-    /// query names them).
+    /// Registers the tables in the default catalog of `ctx`: `instances` and the resource
+    /// types as its default schema, the data sources as its schema `data` (`data.aws_ami`).
+    /// The tables are made when a query names them.
     pub fn register(&self, ctx: &SessionContext) -> Result<(), DataFusionError> {
         let state = ctx.state();
         let options = &state.config().options().catalog;
         let catalog = ctx.catalog(&options.default_catalog).ok_or_else(|| {
             DataFusionError::Plan(format!("no catalog {}", options.default_catalog))
         })?;
-        catalog.register_schema(&options.default_schema, Arc::new(self.clone()))?;
+        let schema = |mode| {
+            Arc::new(FleetSchema {
+                fleet: self.clone(),
+                mode,
+            })
+        };
+        catalog.register_schema(&options.default_schema, schema(Mode::Managed))?;
+        catalog.register_schema(DATA_SCHEMA, schema(Mode::Data))?;
         Ok(())
     }
 
@@ -153,12 +245,27 @@ impl Fleet {
     }
 }
 
+/// The schema of the data sources' tables.
+const DATA_SCHEMA: &str = "data";
+
 /// The mode and type of a type's table name (`TYPE`, `data.TYPE`).
 fn type_of_table(name: &str) -> (Mode, &str) {
     match name.strip_prefix("data.") {
         Some(t) => (Mode::Data, t),
         None => (Mode::Managed, name),
     }
+}
+
+/// The documents in the files `paths`, loaded ([`load`]); a file that cannot be read or
+/// loaded is named.
+fn load_paths(paths: &[PathBuf]) -> Result<SchemaSet, DataFusionError> {
+    let docs = (paths.iter())
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .map_err(|e| DataFusionError::Execution(format!("{}: {e}", p.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    load(docs).map_err(|e| DataFusionError::External(Box::new(e)))
 }
 
 /// The documents loaded (deferred: a schema is read when a state needs it), outlined on
@@ -194,19 +301,57 @@ fn load(docs: Vec<String>) -> Result<SchemaSet, SchemaError> {
     Ok(set)
 }
 
+/// The fleet's tables in a schema of a catalog: `instances` and the resource types (the
+/// default schema), or the data sources (the schema `data`, so `data.aws_ami` names one).
+#[derive(Debug)]
+struct FleetSchema {
+    fleet: Fleet,
+    mode: Mode,
+}
+
+impl FleetSchema {
+    /// The fleet's table `name` in this schema.
+    fn full_name(&self, name: &str) -> Option<String> {
+        match self.mode {
+            Mode::Managed if name.starts_with("data.") => None,
+            Mode::Managed => Some(name.to_string()),
+            Mode::Data => Some(format!("data.{name}")),
+        }
+    }
+}
+
 #[async_trait]
-impl SchemaProvider for Fleet {
+impl SchemaProvider for FleetSchema {
     fn table_names(&self) -> Vec<String> {
-        Fleet::table_names(self)
+        let names = self.fleet.table_names().into_iter();
+        match self.mode {
+            Mode::Managed => names.filter(|n| !n.starts_with("data.")).collect(),
+            Mode::Data => names
+                .filter_map(|n| n.strip_prefix("data.").map(str::to_string))
+                .collect(),
+        }
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>, DataFusionError> {
-        let table = Fleet::table(self, name).map_err(|e| DataFusionError::External(Box::new(e)))?;
+        let Some(name) = self.full_name(name) else {
+            return Ok(None);
+        };
+        let table =
+            (self.fleet.table(&name)).map_err(|e| DataFusionError::External(Box::new(e)))?;
         Ok(table.map(|t| Arc::new(t) as Arc<dyn TableProvider>))
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        let (mode, type_name) = type_of_table(name);
-        name == INSTANCES_TABLE || self.inner.set.first_program(mode, type_name).is_some()
+        let Some(name) = self.full_name(name) else {
+            return false;
+        };
+        let (mode, type_name) = type_of_table(&name);
+        name == INSTANCES_TABLE
+            || self
+                .fleet
+                .inner
+                .set
+                .first_program(mode, type_name)
+                .is_some()
     }
 }

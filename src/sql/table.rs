@@ -1,38 +1,26 @@
-//! [`FleetTable`]: one table of a [`Fleet`] as a DataFusion `TableProvider`. A scan is a
-//! `StreamingTableExec` of one partition per file group (the files dealt out by size over
-//! the session's target partitions); each partition reads its files on a thread of its own
-//! with a [`StateReader`] and a [`StateTables`] filling only this table, and hands on batches
-//! of the projected columns through a channel of two. With fewer files than partitions, each
-//! file is read on several threads (`StateReader::visit_parallel_map`), so one large state
-//! uses every core.
+//! [`FleetTable`]: one table of a [`Fleet`] as a DataFusion `TableProvider`: its columns
+//! (from the documents), the filters it takes (`instances`' `type`), and its scans
+//! (`scan.rs`: a file scan of the states, dealt out by size over the session's target
+//! partitions).
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::ScalarValue;
 use datafusion::error::DataFusionError;
-use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::expr::InList;
 use datafusion::logical_expr::{
     BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
 };
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
-use futures::channel::mpsc;
-use futures::{SinkExt, StreamExt};
 
+use super::scan::{scan_plan, ScanSpec};
 use super::Fleet;
-use crate::arrow::{Parts, StateTables, INSTANCES_TABLE};
-use crate::state::{InstanceRef, Mode, Outcome, ReaderOptions, SchemaSet, StateReader};
-
-/// Rows a partition gathers before it hands on a batch.
-const BATCH_ROWS: usize = 8192;
+use crate::arrow::INSTANCES_TABLE;
+use crate::state::Mode;
 
 /// A table of a [`Fleet`]: `instances`, or a resource type's (`None` / its mode and name).
 #[derive(Debug, Clone)]
@@ -51,8 +39,23 @@ impl FleetTable {
         }
     }
 
-    /// The table's name in [`StateTables`]' batches.
-    fn name(&self) -> String {
+    /// The fleet the table is of.
+    pub(super) fn fleet(&self) -> &Fleet {
+        &self.fleet
+    }
+
+    /// The resource type of a type's table (`None`: `instances`).
+    pub(super) fn type_name(&self) -> Option<&str> {
+        self.of_type.as_ref().map(|(_, t)| t.as_str())
+    }
+
+    /// The table's columns.
+    pub(super) fn schema_ref(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The table's name in [`StateTables`](crate::arrow::StateTables)' batches (`instances`, `TYPE`, `data.TYPE`).
+    pub(super) fn name(&self) -> String {
         match &self.of_type {
             None => INSTANCES_TABLE.to_string(),
             Some((Mode::Managed, t)) => t.clone(),
@@ -93,55 +96,21 @@ impl TableProvider for FleetTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
-        let projected = match projection {
-            Some(p) => Arc::new(self.schema.project(p)?),
-            None => self.schema.clone(),
+        // (Filters are ANDed: the rows are among the types of any one of them.)
+        let types = match &self.of_type {
+            None => filters.iter().find_map(type_filter),
+            Some(_) => None,
         };
-        let names: Vec<&str> = (projected.fields().iter())
-            .map(|f| f.name().as_str())
-            .collect();
-        let inner = &self.fleet.inner;
-        let mut set = inner.set.clone();
-        let parts = match &self.of_type {
-            None => {
-                // (Filters are ANDed: the rows are among the types of any one of them.)
-                if let Some(types) = filters.iter().find_map(type_filter) {
-                    set.only_types(types);
-                }
-                Parts::default()
-                    .with_types(false)
-                    .with_attributes(names.contains(&"attributes"))
-            }
-            Some((_, type_name)) => {
-                // Only this type's instances decoded. (Whole: a program projected on the
-                // columns asked for would accept instances the full decode rejects — an
-                // attribute the schema lacks, outside the selection — and a table's rows are
-                // the instances that decode.)
-                set.only_types([type_name.clone()]);
-                Parts::default().with_instances(false)
-            }
-        };
-        let set = Arc::new(set);
         let target = state.config().target_partitions().max(1);
-        let groups = file_groups(&inner.files, target);
+        let groups = file_groups(&self.fleet.inner.files, target);
         // Fewer files than partitions: each file read on several threads.
         let threads = target.checked_div(groups.len()).unwrap_or(1).max(1);
-        let partitions: Vec<Arc<dyn PartitionStream>> = groups
-            .into_iter()
-            .map(|files| {
-                Arc::new(Partition(Arc::new(Job {
-                    threads,
-                    fleet: self.fleet.clone(),
-                    table: self.name(),
-                    set: set.clone(),
-                    parts,
-                    files,
-                    schema: projected.clone(),
-                }))) as Arc<dyn PartitionStream>
-            })
-            .collect();
-        let exec = StreamingTableExec::try_new(projected, partitions, None, [], false, limit)?;
-        Ok(Arc::new(exec))
+        let spec = ScanSpec {
+            table: self.name(),
+            types,
+            threads,
+        };
+        scan_plan(self, spec, groups, projection.cloned(), limit)
     }
 }
 
@@ -192,194 +161,4 @@ fn file_groups(files: &[PathBuf], n: usize) -> Vec<Vec<PathBuf>> {
         .map(|(_, g)| g)
         .filter(|g| !g.is_empty())
         .collect()
-}
-
-/// One partition of a scan: its files, read (on a thread of its own each time it is
-/// executed) into this table's projected batches.
-#[derive(Debug)]
-struct Partition(Arc<Job>);
-
-impl PartitionStream for Partition {
-    fn schema(&self) -> &SchemaRef {
-        &self.0.schema
-    }
-
-    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let (mut tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
-        let job = self.0.clone();
-        std::thread::spawn(move || {
-            let mut send = |b| futures::executor::block_on(tx.send(b)).is_ok();
-            if let Err(e) = job.run(&mut send) {
-                send(Err(e));
-            }
-        });
-        Box::pin(RecordBatchStreamAdapter::new(
-            self.0.schema.clone(),
-            rx.boxed(),
-        ))
-    }
-}
-
-/// What a partition's thread reads.
-#[derive(Debug)]
-struct Job {
-    /// Threads to read each file with (more than one when there are fewer files than
-    /// partitions: one large state uses every core).
-    threads: usize,
-    fleet: Fleet,
-    table: String,
-    set: Arc<SchemaSet>,
-    parts: Parts,
-    files: Vec<PathBuf>,
-    schema: SchemaRef,
-}
-
-impl Job {
-    /// Reads the files, handing on batches to `send` (false: the query has ended).
-    fn run(
-        &self,
-        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
-    ) -> Result<(), DataFusionError> {
-        let inner = &self.fleet.inner;
-        let mut tables = StateTables::new(&inner.arrow).with_parts(self.parts);
-        for path in &self.files {
-            let name = path.display().to_string();
-            let file = std::fs::File::open(path)
-                .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
-            if self.threads > 1 {
-                if !self.read_parallel(file, &name, send)? {
-                    return Ok(());
-                }
-                continue;
-            }
-            let mut fault = None;
-            let mut open = true;
-            let summary =
-                StateReader::new(file).visit(&self.set, &inner.options, |item, outcome| {
-                    if !open || fault.is_some() {
-                        return;
-                    }
-                    if let Err(e) = self.add(&mut tables, &name, item, outcome) {
-                        fault = Some(e);
-                    } else if tables.len() >= BATCH_ROWS {
-                        open = self.hand_on(&mut tables, send);
-                    }
-                });
-            summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
-            if let Some(e) = fault {
-                return Err(DataFusionError::ArrowError(Box::new(e), Some(name)));
-            }
-            if !open {
-                return Ok(());
-            }
-        }
-        self.hand_on(&mut tables, send);
-        Ok(())
-    }
-
-    /// Adds an instance of file `name` to `tables`, counting it when it failed to decode.
-    fn add(
-        &self,
-        tables: &mut StateTables,
-        name: &str,
-        item: InstanceRef<'_, '_>,
-        outcome: &Outcome<'_>,
-    ) -> Result<(), arrow_schema::ArrowError> {
-        if matches!(outcome, Outcome::Error(..)) {
-            self.fleet.inner.failed.fetch_add(1, Ordering::Relaxed);
-        }
-        tables.add(name, item, outcome)
-    }
-
-    /// Reads one file on [`Job::threads`] threads (`visit_parallel_map`: each run's rows
-    /// become this table's batches on the thread that read them). False when the query has
-    /// ended.
-    fn read_parallel(
-        &self,
-        file: std::fs::File,
-        name: &str,
-        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
-    ) -> Result<bool, DataFusionError> {
-        let inner = &self.fleet.inner;
-        // (Runs of a few MiB: a run's batch of a table costs its columns, whatever its rows.)
-        let reader =
-            StateReader::with_options(file, ReaderOptions::default().with_read_size(8 << 20));
-        type Run = (StateTables, Option<arrow_schema::ArrowError>);
-        let init = || -> Run { (StateTables::new(&inner.arrow).with_parts(self.parts), None) };
-        let fold = |(tables, fault): &mut Run, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
-            if fault.is_none() {
-                if let Err(e) = self.add(tables, name, item, outcome) {
-                    *fault = Some(e);
-                }
-            }
-        };
-        let map = |(mut tables, fault): Run| -> Result<Vec<RecordBatch>, DataFusionError> {
-            if let Some(e) = fault {
-                return Err(DataFusionError::ArrowError(
-                    Box::new(e),
-                    Some(name.to_string()),
-                ));
-            }
-            let batches = tables.finish()?;
-            Ok((batches.into_iter())
-                .filter(|(table, _)| *table == self.table)
-                .filter_map(|(_, batch)| self.projected(&batch))
-                .collect())
-        };
-        let (mut open, mut fault) = (true, None);
-        let summary = reader.visit_parallel_map(
-            &self.set,
-            &inner.options,
-            self.threads,
-            init,
-            fold,
-            map,
-            |run| match run {
-                _ if !open || fault.is_some() => {}
-                Ok(batches) => open = batches.into_iter().all(|b| send(Ok(b))),
-                Err(e) => fault = Some(e),
-            },
-        );
-        summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
-        match fault {
-            Some(e) => Err(e),
-            None => Ok(open),
-        }
-    }
-
-    /// This table's rows so far, in the projected columns (the rows of values of another
-    /// type than the table's — another schema version — left out).
-    fn hand_on(
-        &self,
-        tables: &mut StateTables,
-        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
-    ) -> bool {
-        let batches = match tables.finish() {
-            Ok(b) => b,
-            Err(e) => return send(Err(e.into())),
-        };
-        for (name, batch) in batches {
-            if name != self.table {
-                continue;
-            }
-            if let Some(batch) = self.projected(&batch) {
-                if !send(Ok(batch)) {
-                    return false;
-                }
-            }
-        }
-        true
-    }
-
-    /// `batch`'s columns in the scan's schema, when it has them all of the same types.
-    fn projected(&self, batch: &RecordBatch) -> Option<RecordBatch> {
-        let columns = (self.schema.fields().iter())
-            .map(|f| {
-                let column = batch.column_by_name(f.name())?;
-                (column.data_type() == f.data_type()).then(|| column.clone())
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
-        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options).ok()
-    }
 }

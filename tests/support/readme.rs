@@ -15,13 +15,6 @@ pub fn run_example(
     bin_dir: &Path,
     dir: &Path,
 ) -> usize {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let block = readme
-        .split(&format!("<!-- {marker} example -->\n```text\n"))
-        .nth(1)
-        .and_then(|rest| rest.split("\n```").next())
-        .unwrap_or_else(|| panic!("the README's {marker} example"));
     for f in files {
         std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
     }
@@ -30,17 +23,7 @@ pub fn run_example(
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut steps: Vec<(String, String)> = Vec::new();
-    for line in block.lines() {
-        match line.strip_prefix("$ ") {
-            Some(cmd) => steps.push((cmd.to_string(), String::new())),
-            None => {
-                let (_, want) = steps.last_mut().expect("output after a command");
-                want.push_str(line);
-                want.push('\n');
-            }
-        }
-    }
+    let steps = steps(marker);
     for (cmd, want) in &steps {
         let out = Command::new("sh")
             .args(["-c", cmd])
@@ -56,4 +39,27 @@ pub fn run_example(
         );
     }
     steps.len()
+}
+
+/// The README's `marker` example: each command with the standard output it shows.
+pub fn steps(marker: &str) -> Vec<(String, String)> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split(&format!("<!-- {marker} example -->\n```text\n"))
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap_or_else(|| panic!("the README's {marker} example"));
+    let mut steps: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        match line.strip_prefix("$ ") {
+            Some(cmd) => steps.push((cmd.to_string(), String::new())),
+            None => {
+                let (_, want) = steps.last_mut().expect("output after a command");
+                want.push_str(line);
+                want.push('\n');
+            }
+        }
+    }
+    steps
 }

@@ -1,0 +1,483 @@
+//! The scan of a [`FleetTable`]: a DataFusion `DataSourceExec` over a `FileScanConfig` whose
+//! file groups are the state files dealt out by size over the session's target partitions,
+//! read by [`FleetSource`] (a `FileSource` of file type `tfstate`). A file, when opened, is
+//! read on a thread of its own with a [`StateReader`] and a [`StateTables`] filling only this
+//! table, and hands on batches of the columns asked for through a channel of two; with fewer
+//! files than partitions, each file is read on several threads
+//! (`StateReader::visit_parallel_map`), so one large state uses every core. (A plain file
+//! scan, so DataFusion and Ballista treat it as theirs: Ballista restricts a task's plan to
+//! its partitions by slicing the file groups, which it cannot do to a leaf of its own kind.)
+
+use std::any::Any;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{
+    FileGroup, FileOpenFuture, FileOpener, FileScanConfig, FileScanConfigBuilder, FileSource,
+};
+use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::error::DataFusionError;
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::object_store::ObjectStore;
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use datafusion::physical_plan::projection::ProjectionExprs;
+use datafusion::physical_plan::{DisplayFormatType, ExecutionPlan};
+use futures::channel::mpsc;
+use futures::{SinkExt, StreamExt};
+
+use super::table::FleetTable;
+use super::Fleet;
+use crate::arrow::{Parts, StateTables};
+use crate::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
+
+/// Rows a file's reader gathers before it hands on a batch.
+const BATCH_ROWS: usize = 8192;
+
+/// What a scan reads, besides its files and columns (the `FileScanConfig`'s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ScanSpec {
+    /// The table's name (`instances`, `TYPE`, `data.TYPE`).
+    pub table: String,
+    /// `instances` only: the types the query's filters keep (the others stepped over).
+    pub types: Option<Vec<String>>,
+    /// Threads to read each file with.
+    pub threads: usize,
+}
+
+/// A state file's path as the fleet names it (a `PartitionedFile`'s extension: its object
+/// store location is the absolute path).
+#[derive(Debug)]
+pub(super) struct StatePath(pub PathBuf);
+
+/// The scan of `table` that `spec` describes: `groups` (each a partition's files), the
+/// table's columns `projection`, at most `limit` rows.
+pub(super) fn scan_plan(
+    table: &FleetTable,
+    spec: ScanSpec,
+    groups: Vec<Vec<PathBuf>>,
+    projection: Option<Vec<usize>>,
+    limit: Option<usize>,
+) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
+    let source = FleetSource::new(table, spec);
+    let mut groups: Vec<FileGroup> = (groups.into_iter())
+        .map(|files| FileGroup::new(files.into_iter().map(partitioned_file).collect()))
+        .collect();
+    if groups.is_empty() {
+        // (No files: one partition of no rows.)
+        groups.push(FileGroup::new(Vec::new()));
+    }
+    let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), Arc::new(source))
+        .with_file_groups(groups)
+        .with_limit(limit)
+        .with_projection_indices(projection)?
+        .build();
+    Ok(DataSourceExec::from_data_source(config))
+}
+
+/// The file `path` of a scan.
+fn partitioned_file(path: PathBuf) -> PartitionedFile {
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let location = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+    let mut file = PartitionedFile::new(location.to_string_lossy(), size);
+    file.extensions.insert(StatePath(path));
+    file
+}
+
+/// The fleet's name of `file`.
+pub(super) fn state_path(file: &PartitionedFile) -> PathBuf {
+    match file.extensions.get::<StatePath>() {
+        Some(p) => p.0.clone(),
+        None => PathBuf::from(format!("/{}", file.object_meta.location)),
+    }
+}
+
+/// The `FileSource` of a [`FleetTable`]'s scans.
+#[derive(Debug, Clone)]
+pub struct FleetSource {
+    fleet: Fleet,
+    spec: ScanSpec,
+    /// The documents, restricted to the types the scan decodes.
+    set: Arc<SchemaSet>,
+    parts: Parts,
+    table_schema: TableSchema,
+    projection: SplitProjection,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl FleetSource {
+    fn new(table: &FleetTable, mut spec: ScanSpec) -> FleetSource {
+        let mut set = table.fleet().inner.set.clone();
+        let parts = match table.type_name() {
+            None => {
+                if let Some(types) = &spec.types {
+                    set.only_types(types.iter().cloned());
+                }
+                // (`attributes` is made only when asked for: [`FleetSource::parts_for`].)
+                Parts::default().with_types(false)
+            }
+            Some(type_name) => {
+                // Only this type's instances decoded. (Whole: a program projected on the
+                // columns asked for would accept instances the full decode rejects — an
+                // attribute the schema lacks, outside the selection — and a table's rows are
+                // the instances that decode.)
+                set.only_types([type_name.to_string()]);
+                Parts::default().with_instances(false)
+            }
+        };
+        spec.threads = spec.threads.max(1);
+        let table_schema = TableSchema::from(table.schema_ref().clone());
+        FleetSource {
+            fleet: table.fleet().clone(),
+            spec,
+            set: Arc::new(set),
+            parts,
+            projection: SplitProjection::unprojected(&table_schema),
+            table_schema,
+            metrics: ExecutionPlanMetricsSet::new(),
+        }
+    }
+
+    /// What the scan reads.
+    #[cfg(feature = "cluster")]
+    pub(super) fn spec(&self) -> &ScanSpec {
+        &self.spec
+    }
+
+    /// The fleet it reads.
+    #[cfg(feature = "cluster")]
+    pub(super) fn fleet(&self) -> &Fleet {
+        &self.fleet
+    }
+
+    /// The table's columns the scan hands on (`None`: all).
+    #[cfg(feature = "cluster")]
+    pub(super) fn column_indices(&self) -> Option<Vec<usize>> {
+        let all = self.table_schema.table_schema().fields().len();
+        let indices = column_indices(&self.projection.source)?;
+        (indices != (0..all).collect::<Vec<_>>()).then_some(indices)
+    }
+}
+
+/// The columns of `projection`, when it is only columns.
+fn column_indices(projection: &ProjectionExprs) -> Option<Vec<usize>> {
+    (projection.iter())
+        .map(|p| {
+            let column = (p.expr.as_ref() as &dyn Any).downcast_ref::<Column>()?;
+            (p.alias == column.name()).then_some(column.index())
+        })
+        .collect()
+}
+
+impl FileSource for FleetSource {
+    fn create_file_opener(
+        &self,
+        _object_store: Arc<dyn ObjectStore>,
+        _base_config: &FileScanConfig,
+        _partition: usize,
+    ) -> Result<Arc<dyn FileOpener>, DataFusionError> {
+        let file_schema = self.table_schema.file_schema();
+        let schema = Arc::new(file_schema.project(&self.projection.file_indices)?);
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let parts = match self.table_is_instances() {
+            true => self.parts.with_attributes(names.contains(&"attributes")),
+            false => self.parts,
+        };
+        let opener = Arc::new(FleetOpener {
+            source: self.clone(),
+            parts,
+            schema,
+        });
+        ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
+    }
+
+    fn table_schema(&self) -> &TableSchema {
+        &self.table_schema
+    }
+
+    fn with_batch_size(&self, _batch_size: usize) -> Arc<dyn FileSource> {
+        Arc::new(self.clone())
+    }
+
+    fn try_pushdown_projection(
+        &self,
+        projection: &ProjectionExprs,
+    ) -> Result<Option<Arc<dyn FileSource>>, DataFusionError> {
+        let merged = self.projection.source.try_merge(projection)?;
+        // (Columns only: what crosses to a cluster is their indices.)
+        if column_indices(&merged).is_none() {
+            return Ok(None);
+        }
+        let mut source = self.clone();
+        source.projection = SplitProjection::new(self.table_schema.file_schema(), &merged);
+        Ok(Some(Arc::new(source)))
+    }
+
+    fn projection(&self) -> Option<&ProjectionExprs> {
+        Some(&self.projection.source)
+    }
+
+    fn metrics(&self) -> &ExecutionPlanMetricsSet {
+        &self.metrics
+    }
+
+    fn file_type(&self) -> &str {
+        "tfstate"
+    }
+
+    fn fmt_extra(&self, _t: DisplayFormatType, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, ", table={}", self.spec.table)?;
+        if let Some(types) = &self.spec.types {
+            write!(f, ", types=[{}]", types.join(", "))?;
+        }
+        write!(f, ", threads_per_file={}", self.spec.threads)
+    }
+
+    /// (Byte ranges of a state are not read on their own: a file is one unit.)
+    fn supports_repartitioning(&self) -> bool {
+        false
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion, DataFusionError>,
+    ) -> Result<TreeNodeRecursion, DataFusionError> {
+        datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
+    }
+}
+
+impl FleetSource {
+    fn table_is_instances(&self) -> bool {
+        self.spec.table == crate::arrow::INSTANCES_TABLE
+    }
+}
+
+/// Opens a file of a scan: reads it on a thread of its own.
+struct FleetOpener {
+    source: FleetSource,
+    parts: Parts,
+    /// The columns read.
+    schema: SchemaRef,
+}
+
+impl FileOpener for FleetOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture, DataFusionError> {
+        let source = &self.source;
+        let job = Job {
+            threads: source.spec.threads,
+            fleet: source.fleet.clone(),
+            table: source.spec.table.clone(),
+            set: source.set.clone(),
+            parts: self.parts,
+            files: vec![state_path(&file)],
+            schema: self.schema.clone(),
+            failed: AtomicU64::new(0),
+        };
+        let (mut tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
+        std::thread::spawn(move || {
+            let mut send = |b| futures::executor::block_on(tx.send(b)).is_ok();
+            if let Err(e) = job.run(&mut send) {
+                send(Err(e));
+            }
+            job.report_failures();
+        });
+        Ok(Box::pin(futures::future::ready(Ok(rx.boxed()))))
+    }
+}
+
+/// What a partition's thread reads.
+#[derive(Debug)]
+struct Job {
+    /// Threads to read each file with (more than one when there are fewer files than
+    /// partitions: one large state uses every core).
+    threads: usize,
+    fleet: Fleet,
+    table: String,
+    set: Arc<SchemaSet>,
+    parts: Parts,
+    files: Vec<PathBuf>,
+    schema: SchemaRef,
+    /// Instances of these files that failed to decode.
+    failed: AtomicU64,
+}
+impl Job {
+    /// Reads the files, handing on batches to `send` (false: the query has ended).
+    fn run(
+        &self,
+        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
+    ) -> Result<(), DataFusionError> {
+        let inner = &self.fleet.inner;
+        let mut tables = StateTables::new(&inner.options.arrow).with_parts(self.parts);
+        for path in &self.files {
+            let name = path.display().to_string();
+            let file = std::fs::File::open(path)
+                .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+            if self.threads > 1 {
+                if !self.read_parallel(file, &name, send)? {
+                    return Ok(());
+                }
+                continue;
+            }
+            let mut fault = None;
+            let mut open = true;
+            let summary =
+                StateReader::new(file).visit(&self.set, &inner.options.decode, |item, outcome| {
+                    if !open || fault.is_some() {
+                        return;
+                    }
+                    if let Err(e) = self.add(&mut tables, &name, item, outcome) {
+                        fault = Some(e);
+                    } else if tables.len() >= BATCH_ROWS {
+                        open = self.hand_on(&mut tables, send);
+                    }
+                });
+            summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+            if let Some(e) = fault {
+                return Err(e);
+            }
+            if !open {
+                return Ok(());
+            }
+        }
+        self.hand_on(&mut tables, send);
+        Ok(())
+    }
+
+    /// Adds an instance of file `name` to `tables`, counting it when it failed to decode.
+    fn add(
+        &self,
+        tables: &mut StateTables,
+        name: &str,
+        item: InstanceRef<'_, '_>,
+        outcome: &Outcome<'_>,
+    ) -> Result<(), DataFusionError> {
+        if let Outcome::Error(error, _) = outcome {
+            if self.fleet.inner.options.strict {
+                return Err(DataFusionError::Execution(format!(
+                    "{name}: {}: {error} (strict: an instance failed to decode)",
+                    item.address()
+                )));
+            }
+            self.fleet.inner.failed.fetch_add(1, Ordering::Relaxed);
+            self.failed.fetch_add(1, Ordering::Relaxed);
+        }
+        (tables.add(name, item, outcome))
+            .map_err(|e| DataFusionError::ArrowError(Box::new(e), Some(name.to_string())))
+    }
+
+    /// On a cluster's executor, where the client cannot count them: the instances of these
+    /// files that failed to decode, said on standard error.
+    fn report_failures(&self) {
+        let failed = self.failed.load(Ordering::Relaxed);
+        if failed > 0 && self.fleet.inner.remote {
+            let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+            eprintln!(
+                "tfwire: {failed} instances of {} failed to decode (table {})",
+                files.join(", "),
+                self.table
+            );
+        }
+    }
+
+    /// Reads one file on [`Job::threads`] threads (`visit_parallel_map`: each run's rows
+    /// become this table's batches on the thread that read them). False when the query has
+    /// ended.
+    fn read_parallel(
+        &self,
+        file: std::fs::File,
+        name: &str,
+        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
+    ) -> Result<bool, DataFusionError> {
+        let inner = &self.fleet.inner;
+        // (Runs of a few MiB: a run's batch of a table costs its columns, whatever its rows.)
+        let reader =
+            StateReader::with_options(file, ReaderOptions::default().with_read_size(8 << 20));
+        type Run = (StateTables, Option<DataFusionError>);
+        let init = || -> Run {
+            (
+                StateTables::new(&inner.options.arrow).with_parts(self.parts),
+                None,
+            )
+        };
+        let fold = |(tables, fault): &mut Run, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+            if fault.is_none() {
+                if let Err(e) = self.add(tables, name, item, outcome) {
+                    *fault = Some(e);
+                }
+            }
+        };
+        let map = |(mut tables, fault): Run| -> Result<Vec<RecordBatch>, DataFusionError> {
+            if let Some(e) = fault {
+                return Err(e);
+            }
+            let batches = tables.finish()?;
+            Ok((batches.into_iter())
+                .filter(|(table, _)| *table == self.table)
+                .filter_map(|(_, batch)| self.projected(&batch))
+                .collect())
+        };
+        let (mut open, mut fault) = (true, None);
+        let summary = reader.visit_parallel_map(
+            &self.set,
+            &inner.options.decode,
+            self.threads,
+            init,
+            fold,
+            map,
+            |run| match run {
+                _ if !open || fault.is_some() => {}
+                Ok(batches) => open = batches.into_iter().all(|b| send(Ok(b))),
+                Err(e) => fault = Some(e),
+            },
+        );
+        summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+        match fault {
+            Some(e) => Err(e),
+            None => Ok(open),
+        }
+    }
+
+    /// This table's rows so far, in the projected columns (the rows of values of another
+    /// type than the table's — another schema version — left out).
+    fn hand_on(
+        &self,
+        tables: &mut StateTables,
+        send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
+    ) -> bool {
+        let batches = match tables.finish() {
+            Ok(b) => b,
+            Err(e) => return send(Err(e.into())),
+        };
+        for (name, batch) in batches {
+            if name != self.table {
+                continue;
+            }
+            if let Some(batch) = self.projected(&batch) {
+                if !send(Ok(batch)) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// `batch`'s columns in the scan's schema, when it has them all of the same types.
+    fn projected(&self, batch: &RecordBatch) -> Option<RecordBatch> {
+        let columns = (self.schema.fields().iter())
+            .map(|f| {
+                let column = batch.column_by_name(f.name())?;
+                (column.data_type() == f.data_type()).then(|| column.clone())
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options).ok()
+    }
+}
