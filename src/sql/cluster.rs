@@ -400,3 +400,132 @@ fn paths_json(paths: &[PathBuf]) -> Result<Json, DataFusionError> {
         .collect::<Result<Vec<_>, _>>()
         .map(Json::Array)
 }
+
+#[cfg(test)]
+mod tests {
+    use datafusion::catalog::Session;
+    use datafusion::physical_plan::displayable;
+    use datafusion_proto::physical_plan::DefaultPhysicalProtoConverter;
+
+    use super::*;
+
+    fn toy(name: &str) -> PathBuf {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/states");
+        dir.join(name)
+    }
+
+    fn toy_fleet() -> Fleet {
+        let options = FleetOptions::default()
+            .with_strict(true)
+            .with_arrow(ArrowOptions::default().with_exact_numbers(true));
+        Fleet::open(
+            vec![toy("toy.tfstate")],
+            vec![toy("toy.schemas.json")],
+            options,
+        )
+        .unwrap()
+    }
+
+    fn bare(name: &str) -> TableReference {
+        TableReference::bare(name.to_string())
+    }
+
+    #[test]
+    fn a_table_crosses_the_wire_and_back() {
+        let fleet = toy_fleet();
+        let codec = LogicalCodec::default();
+        for name in ["toy_server", "data.toy_image", "instances"] {
+            let table = fleet.table(name).unwrap().unwrap();
+            let mut buf = Vec::new();
+            let node = Arc::new(table.clone());
+            codec
+                .try_encode_table_provider(&bare(name), node, &mut buf)
+                .unwrap();
+            assert!(buf.starts_with(MAGIC));
+            let ctx = TaskContext::default();
+            let back = codec
+                .try_decode_table_provider(&buf, &bare(name), table.schema(), &ctx)
+                .unwrap();
+            let back = (back.as_ref() as &dyn Any)
+                .downcast_ref::<FleetTable>()
+                .unwrap();
+            assert_eq!(back.name(), name);
+            assert_eq!(back.schema(), table.schema());
+            assert_eq!(back.fleet().files(), fleet.files());
+            assert_eq!(back.fleet().doc_paths(), fleet.doc_paths());
+            assert_eq!(back.fleet().options(), fleet.options());
+        }
+    }
+
+    #[test]
+    fn a_scan_crosses_the_wire_and_back() {
+        let fleet = toy_fleet();
+        let ctx = SessionContext::new();
+        let state = ctx.state();
+        let session: &dyn Session = &state;
+        let codec = PhysicalCodec::default();
+        let converter = DefaultPhysicalProtoConverter {};
+        for (name, projection, limit) in [
+            ("toy_server", Some(vec![1, 0]), Some(5)),
+            ("instances", None, None),
+        ] {
+            let table = fleet.table(name).unwrap().unwrap();
+            let scan = table.scan(session, projection.as_ref(), &[], limit);
+            let plan = futures::executor::block_on(scan).unwrap();
+            let mut buf = Vec::new();
+            codec
+                .try_encode(plan.clone(), &mut buf, &converter)
+                .unwrap();
+            let back = (codec.try_decode(&buf, &[], &TaskContext::default(), &converter)).unwrap();
+            let text =
+                |p: &Arc<dyn ExecutionPlan>| displayable(p.as_ref()).indent(true).to_string();
+            assert_eq!(text(&back), text(&plan));
+            assert!(text(&back).contains("file_type=tfstate"), "{}", text(&back));
+            assert_eq!(back.schema(), plan.schema());
+        }
+    }
+
+    #[test]
+    fn a_fleet_of_texts_does_not_go() {
+        let doc = std::fs::read_to_string(toy("toy.schemas.json")).unwrap();
+        let fleet = Fleet::new(vec![toy("toy.tfstate")], vec![doc]).unwrap();
+        let table = fleet.table("toy_server").unwrap().unwrap();
+        let mut buf = Vec::new();
+        let e = (LogicalCodec::default())
+            .try_encode_table_provider(&bare("toy_server"), Arc::new(table), &mut buf)
+            .unwrap_err();
+        assert!(
+            matches!(e, DataFusionError::Plan(ref m) if m.contains("Fleet::open")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_malformed_node_is_an_error() {
+        let codec = LogicalCodec::default();
+        let schema = Arc::new(arrow_schema::Schema::empty());
+        for text in [
+            "",
+            "{",
+            "[]",
+            r#"{"files":[],"table":"toy_server"}"#,
+            r#"{"fleet":{"docs":[]},"files":[],"table":"toy_server"}"#,
+            r#"{"fleet":{"docs":[7]},"files":[],"table":"toy_server"}"#,
+        ] {
+            let mut buf = MAGIC.to_vec();
+            buf.extend_from_slice(text.as_bytes());
+            let e = codec
+                .try_decode_table_provider(
+                    &buf,
+                    &bare("t"),
+                    schema.clone(),
+                    &TaskContext::default(),
+                )
+                .unwrap_err();
+            assert!(
+                e.to_string().contains("tfwire's plan node is malformed"),
+                "{text}: {e}"
+            );
+        }
+    }
+}
