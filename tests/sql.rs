@@ -412,17 +412,12 @@ fn q11_a_type_filter_on_instances() {
     assert_eq!(got, want);
 }
 
-fn toy(name: &str) -> String {
-    common::data_dir()
-        .join("states")
-        .join(name)
-        .display()
-        .to_string()
-}
-
 #[test]
 fn command_line_on_the_toy_state() {
-    let (schemas, state) = (toy("toy.schemas.json"), toy("toy.tfstate"));
+    let (schemas, state) = (
+        common::toy_state_file("toy.schemas.json"),
+        common::toy_state_file("toy.tfstate"),
+    );
     let sql = |extra: &[&str]| {
         let mut args = vec!["sql", "--schemas", &schemas, "--states", &state];
         args.extend(extra);
@@ -494,8 +489,8 @@ fn readme_sql_example_runs_as_written() {
     let dir = common::scratch_dir("readme-sql");
     let bin = Path::new(env!("CARGO_BIN_EXE_tfwire")).parent().unwrap();
     let files = [
-        PathBuf::from(toy("toy.schemas.json")),
-        PathBuf::from(toy("toy.tfstate")),
+        PathBuf::from(common::toy_state_file("toy.schemas.json")),
+        PathBuf::from(common::toy_state_file("toy.tfstate")),
     ];
     assert_eq!(readme::run_example("sql", &files, bin, &dir), 2);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -507,8 +502,16 @@ fn readme_sql_example_runs_as_written() {
 fn a_directory_with_a_link_to_itself() {
     let dir = common::scratch_dir("sql-dir-loop");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
-    std::fs::copy(toy("toy.tfstate"), dir.join("sub").join("a.tfstate")).unwrap();
-    std::fs::copy(toy("toy.schemas.json"), dir.join("toy.schemas.json")).unwrap();
+    std::fs::copy(
+        common::toy_state_file("toy.tfstate"),
+        dir.join("sub").join("a.tfstate"),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::toy_state_file("toy.schemas.json"),
+        dir.join("toy.schemas.json"),
+    )
+    .unwrap();
     std::os::unix::fs::symlink(&dir, dir.join("sub").join("loop")).unwrap();
     let schemas = dir.join("toy.schemas.json").display().to_string();
     let states = dir.display().to_string();

@@ -16,20 +16,15 @@ mod readme;
 use std::path::Path;
 use std::process::Command;
 
-fn toy(name: &str) -> String {
-    common::data_dir()
-        .join("states")
-        .join(name)
-        .display()
-        .to_string()
-}
-
 /// `tfwire sql --cluster` on the toy state: the output of the in-process run, in each format;
 /// `--strict` fails there too, naming the instance.
 #[test]
 fn command_line_on_a_cluster() {
     let cluster = cluster::cluster();
-    let (schemas, state) = (toy("toy.schemas.json"), toy("toy.tfstate"));
+    let (schemas, state) = (
+        common::toy_state_file("toy.schemas.json"),
+        common::toy_state_file("toy.tfstate"),
+    );
     let sql = |extra: &[&str]| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tfwire"));
         cmd.args(["sql", "--schemas", &schemas, "--states", &state]);
@@ -76,7 +71,7 @@ fn command_line_on_a_cluster() {
 fn readme_cluster_runs_as_written() {
     let dir = common::scratch_dir("readme-cluster");
     for f in ["toy.schemas.json", "toy.tfstate"] {
-        std::fs::copy(toy(f), dir.join(f)).unwrap();
+        std::fs::copy(common::toy_state_file(f), dir.join(f)).unwrap();
     }
     let steps = readme::steps("cluster");
     assert_eq!(steps.len(), 3);

@@ -127,6 +127,11 @@ pub fn data_dir() -> PathBuf {
         .join("data")
 }
 
+/// The path of `tests/data/states/NAME` (the toy state and its schemas), as text.
+pub fn toy_state_file(name: &str) -> String {
+    data_dir().join("states").join(name).display().to_string()
+}
+
 /// A fresh directory for one test's files, `tfwire-TAG-PID` under the system's temporary
 /// directory (the caller removes it).
 pub fn scratch_dir(tag: &str) -> PathBuf {
