@@ -10,8 +10,11 @@
 //! scan of `instances` filtered on `type`; `instances` writes the `attributes` DUMP only when
 //! the column is asked for. (A type's own instances are decoded whole: a program projected
 //! on the columns asked for would accept some that the full decode rejects, and a table's
-//! rows are the instances that decode.) The files are spread over the session's target partitions (`table.rs`). Instances that fail to decode
-//! are not rows of their type's table; [`Fleet::failed`] counts them.
+//! rows are the instances that decode.) A scan is DataFusion's file scan of the states
+//! (`scan.rs`), the files dealt out by size over the session's target partitions
+//! (`table.rs`). Instances that fail to decode are not rows of their type's table;
+//! [`Fleet::failed`] counts them (or, with [`FleetOptions::strict`], the first fails the
+//! query). On a Ballista cluster: the module `cluster` (the `cluster` feature).
 //!
 //! ```
 //! use datafusion::prelude::SessionContext;
