@@ -49,6 +49,11 @@ fn command_line_on_a_cluster() {
         assert_eq!(text(&remote.stdout), text(&local.stdout), "{query}");
         assert!(!remote.stdout.is_empty());
     }
+    // A URL that is not df://HOST:PORT: the command line's fault.
+    for url in ["http://127.0.0.1:1", "df://127.0.0.1", "df://:5"] {
+        let out = sql(&["--cluster", url, "SELECT 1"]);
+        assert_eq!(out.status.code(), Some(2), "{url}: {}", text(&out.stderr));
+    }
     let out = sql(&[
         "--cluster",
         &cluster.url,

@@ -3,7 +3,7 @@
 //! `tfwire sql --cluster` can run its scans there (Ballista's stock binaries cannot decode
 //! them).
 
-use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -120,11 +120,21 @@ async fn executor(args: ExecutorArgs) -> Result<(), Failure> {
     let ip = args.bind.ip();
     // (Ballista binds the ports it is given and tells the scheduler those: port 0 is
     // resolved here.)
-    let port = match args.bind.port() {
-        0 => free_port(ip).map_err(|e| failed(&e))?,
-        p => p,
+    // (Both held until both are chosen, so they differ.)
+    let held: Vec<TcpListener> = (0..2)
+        .map(|_| TcpListener::bind((ip, 0)))
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| failed(&e))?;
+    let free: Vec<u16> = (held.iter())
+        .map(|l| l.local_addr().map(|a| a.port()))
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| failed(&e))?;
+    drop(held);
+    let (port, grpc_port) = match (args.bind.port(), free.as_slice()) {
+        (0, &[a, b]) => (a, b),
+        (p, &[a, b]) => (p, if a == p { b } else { a }),
+        _ => return Err(failed(&"no free port")),
     };
-    let grpc_port = free_port(ip).map_err(|e| failed(&e))?;
     let work_dir = match args.work_dir {
         Some(dir) => dir,
         None => std::env::temp_dir().join(format!("tfwire-executor-{}", std::process::id())),
@@ -157,9 +167,4 @@ async fn executor(args: ExecutorArgs) -> Result<(), Failure> {
         work_dir.display()
     );
     (start_executor_process(Arc::new(config)).await).map_err(|e| failed(&e))
-}
-
-/// A port free on `ip` now.
-fn free_port(ip: IpAddr) -> std::io::Result<u16> {
-    Ok(TcpListener::bind((ip, 0))?.local_addr()?.port())
 }

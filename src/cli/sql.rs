@@ -51,7 +51,7 @@ pub struct SqlArgs {
     /// (`df://HOST:PORT`); every executor must read the states and documents at the paths
     /// given.
     #[cfg(feature = "cluster")]
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = cluster_url)]
     cluster: Option<String>,
     /// Print the tables' names, one per line, and exit.
     #[arg(long)]
@@ -172,6 +172,18 @@ fn wait_for_scheduler(url: &str) -> Result<(), DataFusionError> {
             )));
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// `--cluster`'s value: `df://HOST:PORT`.
+#[cfg(feature = "cluster")]
+fn cluster_url(arg: &str) -> Result<String, String> {
+    let address = (arg.strip_prefix("df://"))
+        .map(|a| a.trim_end_matches('/'))
+        .ok_or("not df://HOST:PORT")?;
+    match address.rsplit_once(':') {
+        Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok() => Ok(arg.into()),
+        _ => Err("not df://HOST:PORT".into()),
     }
 }
 

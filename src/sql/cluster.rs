@@ -8,8 +8,8 @@
 //! What crosses the wire is a description, not data: the documents' and states' paths (so
 //! only a fleet made by [`Fleet::open`] can go), the options, the table, the columns and each
 //! partition's files. Every executor must read the same paths (a shared directory). A
-//! process decoding a fleet loads its documents once and keeps them (the last few fleets,
-//! keyed by the documents' paths, sizes and modification times, and the options).
+//! process decoding a fleet loads its documents once and keeps them (the last few fleets'
+//! documents, keyed by their paths, sizes and modification times).
 //!
 //! ```no_run
 //! use datafusion::prelude::SessionConfig;
@@ -483,6 +483,32 @@ mod tests {
             assert!(text(&back).contains("file_type=tfstate"), "{}", text(&back));
             assert_eq!(back.schema(), plan.schema());
         }
+    }
+
+    /// A task's slice of a scan may hold none of its partitions (Ballista's restriction of
+    /// a union's other side): it crosses as none, not as one empty partition.
+    #[test]
+    fn a_scan_of_no_partitions_stays_so() {
+        use datafusion::datasource::physical_plan::FileScanConfigBuilder;
+        use datafusion::physical_plan::ExecutionPlanProperties;
+
+        let fleet = toy_fleet();
+        let ctx = SessionContext::new();
+        let state = ctx.state();
+        let session: &dyn Session = &state;
+        let table = fleet.table("toy_server").unwrap().unwrap();
+        let plan = futures::executor::block_on(table.scan(session, None, &[], None)).unwrap();
+        let (config, _) = fleet_scan(&plan).unwrap();
+        assert_eq!(plan.output_partitioning().partition_count(), 1);
+        let none = FileScanConfigBuilder::from(config.clone())
+            .with_file_groups(Vec::new())
+            .build();
+        let none: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(none);
+        let (codec, converter) = (PhysicalCodec::default(), DefaultPhysicalProtoConverter {});
+        let mut buf = Vec::new();
+        codec.try_encode(none, &mut buf, &converter).unwrap();
+        let back = (codec.try_decode(&buf, &[], &TaskContext::default(), &converter)).unwrap();
+        assert_eq!(back.output_partitioning().partition_count(), 0);
     }
 
     #[test]

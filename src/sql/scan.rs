@@ -1,9 +1,10 @@
 //! The scan of a [`FleetTable`]: a DataFusion `DataSourceExec` over a `FileScanConfig` whose
 //! file groups are the state files dealt out by size over the session's target partitions,
-//! read by [`FleetSource`] (a `FileSource` of file type `tfstate`). A file, when opened, is
-//! read on a thread of its own with a [`StateReader`] and a [`StateTables`] filling only this
-//! table, and hands on batches of the columns asked for through a channel of two; with fewer
-//! files than partitions, each file is read on several threads
+//! read by [`FleetSource`] (a `FileSource` of file type `tfstate`). A partition's files, as
+//! they are opened, are read one after another on the partition's reader thread, each with a
+//! [`StateReader`] into a [`StateTables`] filling only this table, its batches of the columns
+//! asked for handed on through a channel of two; with fewer files than partitions, each file
+//! is read on several threads
 //! (`StateReader::visit_parallel_map`), so one large state uses every core. (A plain file
 //! scan, so DataFusion and Ballista treat it as theirs: Ballista restricts a task's plan to
 //! its partitions by slicing the file groups, which it cannot do to a leaf of its own kind.)
@@ -68,13 +69,10 @@ pub(super) fn scan_plan(
     limit: Option<usize>,
 ) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
     let source = FleetSource::new(table, spec);
-    let mut groups: Vec<FileGroup> = (groups.into_iter())
+    // (As many partitions as groups, none too: a cluster's task may hold none of a scan's.)
+    let groups: Vec<FileGroup> = (groups.into_iter())
         .map(|files| FileGroup::new(files.into_iter().map(partitioned_file).collect()))
         .collect();
-    if groups.is_empty() {
-        // (No files: one partition of no rows.)
-        groups.push(FileGroup::new(Vec::new()));
-    }
     let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), Arc::new(source))
         .with_file_groups(groups)
         .with_limit(limit)
@@ -261,7 +259,7 @@ impl FleetSource {
     }
 }
 
-/// Opens a file of a scan: reads it on a thread of its own.
+/// Opens the files of a scan's partition: each is read on the partition's reader thread.
 struct FleetOpener {
     source: FleetSource,
     parts: Parts,
@@ -312,8 +310,24 @@ fn start_worker(
         let mut tables = fresh();
         for (job, mut out) in receiver {
             let mut send = |b| futures::executor::block_on(out.send(b)).is_ok();
-            if let Err(e) = job.run(&mut tables, &mut send) {
-                send(Err(e));
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                job.run(&mut tables, &mut send)
+            }));
+            match run {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    send(Err(e));
+                }
+                Err(_) => {
+                    // (The file's rows so far are not all of them: the query fails.)
+                    let files: Vec<String> =
+                        job.files.iter().map(|f| f.display().to_string()).collect();
+                    send(Err(DataFusionError::Execution(format!(
+                        "{}: the reader thread panicked",
+                        files.join(", ")
+                    ))));
+                    tables = fresh();
+                }
             }
             job.report_failures();
             if !tables.is_empty() {
@@ -404,6 +418,12 @@ impl Job {
             .map_err(|e| DataFusionError::ArrowError(Box::new(e), Some(name.to_string())))
     }
 
+    /// `error`, naming the file read.
+    fn arrow_error(&self, error: arrow_schema::ArrowError) -> DataFusionError {
+        let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        DataFusionError::ArrowError(Box::new(error), Some(files.join(", ")))
+    }
+
     /// On a cluster's executor, where the client cannot count them: the instances of these
     /// files that failed to decode, said on standard error.
     fn report_failures(&self) {
@@ -449,7 +469,7 @@ impl Job {
             if let Some(e) = fault {
                 return Err(e);
             }
-            let batches = tables.finish()?;
+            let batches = tables.finish().map_err(|e| self.arrow_error(e))?;
             Ok((batches.into_iter())
                 .filter(|(table, _)| *table == self.table)
                 .filter_map(|(_, batch)| self.projected(&batch))
@@ -485,7 +505,10 @@ impl Job {
     ) -> bool {
         let batches = match tables.finish() {
             Ok(b) => b,
-            Err(e) => return send(Err(e.into())),
+            Err(e) => {
+                send(Err(self.arrow_error(e)));
+                return false;
+            }
         };
         for (name, batch) in batches {
             if name != self.table {

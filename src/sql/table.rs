@@ -102,7 +102,11 @@ impl TableProvider for FleetTable {
             Some(_) => None,
         };
         let target = state.config().target_partitions().max(1);
-        let groups = file_groups(&self.fleet.inner.files, target);
+        let mut groups = file_groups(&self.fleet.inner.files, target);
+        if groups.is_empty() {
+            // (No files: one partition of no rows.)
+            groups.push(Vec::new());
+        }
         // Fewer files than partitions: each file read on several threads.
         let threads = target.checked_div(groups.len()).unwrap_or(1).max(1);
         let spec = ScanSpec {
