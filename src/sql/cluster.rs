@@ -457,21 +457,29 @@ mod tests {
         }
     }
 
+    /// The plan of a scan of `fleet`'s table `name`.
+    fn scan_of(
+        fleet: &Fleet,
+        name: &str,
+        projection: Option<Vec<usize>>,
+        limit: Option<usize>,
+    ) -> Arc<dyn ExecutionPlan> {
+        let state = SessionContext::new().state();
+        let session: &dyn Session = &state;
+        let table = fleet.table(name).unwrap().unwrap();
+        futures::executor::block_on(table.scan(session, projection.as_ref(), &[], limit)).unwrap()
+    }
+
     #[test]
     fn a_scan_crosses_the_wire_and_back() {
         let fleet = toy_fleet();
-        let ctx = SessionContext::new();
-        let state = ctx.state();
-        let session: &dyn Session = &state;
         let codec = PhysicalCodec::default();
         let converter = DefaultPhysicalProtoConverter {};
         for (name, projection, limit) in [
             ("toy_server", Some(vec![1, 0]), Some(5)),
             ("instances", None, None),
         ] {
-            let table = fleet.table(name).unwrap().unwrap();
-            let scan = table.scan(session, projection.as_ref(), &[], limit);
-            let plan = futures::executor::block_on(scan).unwrap();
+            let plan = scan_of(&fleet, name, projection, limit);
             let mut buf = Vec::new();
             codec
                 .try_encode(plan.clone(), &mut buf, &converter)
@@ -492,12 +500,7 @@ mod tests {
         use datafusion::datasource::physical_plan::FileScanConfigBuilder;
         use datafusion::physical_plan::ExecutionPlanProperties;
 
-        let fleet = toy_fleet();
-        let ctx = SessionContext::new();
-        let state = ctx.state();
-        let session: &dyn Session = &state;
-        let table = fleet.table("toy_server").unwrap().unwrap();
-        let plan = futures::executor::block_on(table.scan(session, None, &[], None)).unwrap();
+        let plan = scan_of(&toy_fleet(), "toy_server", None, None);
         let (config, _) = fleet_scan(&plan).unwrap();
         assert_eq!(plan.output_partitioning().partition_count(), 1);
         let none = FileScanConfigBuilder::from(config.clone())

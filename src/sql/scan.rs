@@ -40,6 +40,9 @@ use super::Fleet;
 use crate::arrow::{Parts, StateTables};
 use crate::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
 
+/// Most threads one file is read with.
+const MAX_THREADS_PER_FILE: usize = 256;
+
 /// Rows a file's reader gathers before it hands on a batch.
 const BATCH_ROWS: usize = 8192;
 
@@ -131,7 +134,8 @@ impl FleetSource {
                 Parts::default().with_instances(false)
             }
         };
-        spec.threads = spec.threads.max(1);
+        // (A plan from a cluster's scheduler names the count: bounded here.)
+        spec.threads = spec.threads.clamp(1, MAX_THREADS_PER_FILE);
         let table_schema = TableSchema::from(table.schema_ref().clone());
         FleetSource {
             fleet: table.fleet().clone(),
@@ -283,7 +287,7 @@ impl FileOpener for FleetOpener {
             table: source.spec.table.clone(),
             set: source.set.clone(),
             parts: self.parts,
-            files: vec![state_path(&file)],
+            file: state_path(&file),
             schema: self.schema.clone(),
             failed: AtomicU64::new(0),
         };
@@ -320,11 +324,9 @@ fn start_worker(
                 }
                 Err(_) => {
                     // (The file's rows so far are not all of them: the query fails.)
-                    let files: Vec<String> =
-                        job.files.iter().map(|f| f.display().to_string()).collect();
                     send(Err(DataFusionError::Execution(format!(
                         "{}: the reader thread panicked",
-                        files.join(", ")
+                        job.file.display()
                     ))));
                     tables = fresh();
                 }
@@ -348,51 +350,46 @@ struct Job {
     table: String,
     set: Arc<SchemaSet>,
     parts: Parts,
-    files: Vec<PathBuf>,
+    file: PathBuf,
     schema: SchemaRef,
-    /// Instances of these files that failed to decode.
+    /// Instances of the file that failed to decode.
     failed: AtomicU64,
 }
 impl Job {
-    /// Reads the files, handing on batches to `send` (false: the query has ended).
+    /// Reads the file, handing on batches to `send` (false: the query has ended).
     fn run(
         &self,
         tables: &mut StateTables,
         send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
     ) -> Result<(), DataFusionError> {
         let inner = &self.fleet.inner;
-        for path in &self.files {
-            let name = path.display().to_string();
-            let file = std::fs::File::open(path)
-                .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
-            if self.threads > 1 {
-                if !self.read_parallel(file, &name, send)? {
-                    return Ok(());
-                }
-                continue;
-            }
-            let mut fault = None;
-            let mut open = true;
-            let summary =
-                StateReader::new(file).visit(&self.set, &inner.options.decode, |item, outcome| {
-                    if !open || fault.is_some() {
-                        return;
-                    }
-                    if let Err(e) = self.add(tables, &name, item, outcome) {
-                        fault = Some(e);
-                    } else if tables.len() >= BATCH_ROWS {
-                        open = self.hand_on(tables, send);
-                    }
-                });
-            summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
-            if let Some(e) = fault {
-                return Err(e);
-            }
-            if !open {
-                return Ok(());
-            }
+        let name = self.file.display().to_string();
+        let file = std::fs::File::open(&self.file)
+            .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+        if self.threads > 1 {
+            self.read_parallel(file, &name, send)?;
+            return Ok(());
         }
-        self.hand_on(tables, send);
+        let mut fault = None;
+        let mut open = true;
+        let summary =
+            StateReader::new(file).visit(&self.set, &inner.options.decode, |item, outcome| {
+                if !open || fault.is_some() {
+                    return;
+                }
+                if let Err(e) = self.add(tables, &name, item, outcome) {
+                    fault = Some(e);
+                } else if tables.len() >= BATCH_ROWS {
+                    open = self.hand_on(tables, send);
+                }
+            });
+        summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
+        if let Some(e) = fault {
+            return Err(e);
+        }
+        if open {
+            self.hand_on(tables, send);
+        }
         Ok(())
     }
 
@@ -420,8 +417,7 @@ impl Job {
 
     /// `error`, naming the file read.
     fn arrow_error(&self, error: arrow_schema::ArrowError) -> DataFusionError {
-        let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
-        DataFusionError::ArrowError(Box::new(error), Some(files.join(", ")))
+        DataFusionError::ArrowError(Box::new(error), Some(self.file.display().to_string()))
     }
 
     /// On a cluster's executor, where the client cannot count them: the instances of these
@@ -429,24 +425,22 @@ impl Job {
     fn report_failures(&self) {
         let failed = self.failed.load(Ordering::Relaxed);
         if failed > 0 && self.fleet.inner.remote {
-            let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
             eprintln!(
                 "tfwire: {failed} instances of {} failed to decode (table {})",
-                files.join(", "),
+                self.file.display(),
                 self.table
             );
         }
     }
 
     /// Reads one file on [`Job::threads`] threads (`visit_parallel_map`: each run's rows
-    /// become this table's batches on the thread that read them). False when the query has
-    /// ended.
+    /// become this table's batches on the thread that read them), until the query has ended.
     fn read_parallel(
         &self,
         file: std::fs::File,
         name: &str,
         send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
-    ) -> Result<bool, DataFusionError> {
+    ) -> Result<(), DataFusionError> {
         let inner = &self.fleet.inner;
         // (Runs of a few MiB: a run's batch of a table costs its columns, whatever its rows.)
         let reader =
@@ -492,7 +486,7 @@ impl Job {
         summary.map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
         match fault {
             Some(e) => Err(e),
-            None => Ok(open),
+            None => Ok(()),
         }
     }
 
