@@ -150,11 +150,9 @@ pub fn run(args: SqlArgs) -> Result<(), Failure> {
 #[cfg(feature = "cluster")]
 fn wait_for_scheduler(url: &str) -> Result<(), DataFusionError> {
     use std::net::{TcpStream, ToSocketAddrs};
-    let address = (url.strip_prefix("df://"))
-        .map(|a| a.trim_end_matches('/'))
-        .ok_or_else(|| {
-            DataFusionError::Configuration(format!("--cluster {url}: not df://HOST:PORT"))
-        })?;
+    let address = scheduler_address(url).ok_or_else(|| {
+        DataFusionError::Configuration(format!("--cluster {url}: not df://HOST:PORT"))
+    })?;
     let addrs: Vec<_> = (address.to_socket_addrs())
         .map_err(|e| DataFusionError::Configuration(format!("--cluster {url}: {e}")))?
         .collect();
@@ -178,12 +176,19 @@ fn wait_for_scheduler(url: &str) -> Result<(), DataFusionError> {
 /// `--cluster`'s value: `df://HOST:PORT`.
 #[cfg(feature = "cluster")]
 fn cluster_url(arg: &str) -> Result<String, String> {
-    let address = (arg.strip_prefix("df://"))
-        .map(|a| a.trim_end_matches('/'))
-        .ok_or("not df://HOST:PORT")?;
+    match scheduler_address(arg) {
+        Some(_) => Ok(arg.into()),
+        None => Err("not df://HOST:PORT".into()),
+    }
+}
+
+/// The `HOST:PORT` of a `df://HOST:PORT` URL.
+#[cfg(feature = "cluster")]
+fn scheduler_address(url: &str) -> Option<&str> {
+    let address = url.strip_prefix("df://")?.trim_end_matches('/');
     match address.rsplit_once(':') {
-        Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok() => Ok(arg.into()),
-        _ => Err("not df://HOST:PORT".into()),
+        Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok() => Some(address),
+        _ => None,
     }
 }
 
