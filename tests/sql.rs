@@ -3,8 +3,7 @@
 //! types, an aggregate over a nested block, counts with a type filter, `ORDER BY … LIMIT`, a
 //! data source's table, the instances that failed, a nested block's field — each returning
 //! exactly the rows computed from `tfwire state --format ndjson` on the same files (one test
-//! per query); and the command line on the toy state: the aligned table, CSV, NDJSON,
-//! `--list-tables`, `--strict`, `EXPLAIN`, usage errors.
+//! per query), and filters on the envelope. (The toy state's tests: `sql_toy.rs`.)
 
 #[path = "support/batches.rs"]
 mod batches;
@@ -12,8 +11,6 @@ mod batches;
 #[path = "support/cluster.rs"]
 mod cluster;
 mod common;
-#[path = "support/readme.rs"]
-mod readme;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -412,125 +409,53 @@ fn q11_a_type_filter_on_instances() {
     assert_eq!(got, want);
 }
 
+/// Filters on the envelope columns (pushed into the scan: the instances of the resources
+/// they rule out are stepped over undecoded) keep exactly the rows they name, in
+/// `instances` and in a type's table.
 #[test]
-fn command_line_on_the_toy_state() {
-    let (schemas, state) = (
-        common::toy_state_file("toy.schemas.json"),
-        common::toy_state_file("toy.tfstate"),
+fn q12_filters_on_the_envelope() {
+    let Some(c) = corpus() else { return };
+    let got = rows(
+        c,
+        "SELECT file, address, status FROM instances \
+         WHERE module IS NULL AND mode = 'managed' \
+         AND provider IN ('registry.terraform.io/hashicorp/null', 'registry.terraform.io/hashicorp/random') \
+         ORDER BY file, address",
     );
-    let sql = |extra: &[&str]| {
-        let mut args = vec!["sql", "--schemas", &schemas, "--states", &state];
-        args.extend(extra);
-        tfwire(&args)
-    };
-    let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
-    let out = sql(&["SELECT _address, port FROM toy_server ORDER BY _address"]);
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        text(&out.stdout),
-        "+--------------------------------------+-------+\n\
-         | _address                             | port  |\n\
-         +--------------------------------------+-------+\n\
-         | toy_server.web[0]                    | 443.0 |\n\
-         | toy_server.web[0] (deposed 3f2a9c1b) |       |\n\
-         +--------------------------------------+-------+\n"
+    let mut want: Vec<(String, String, String)> = (c.lines.iter())
+        .filter(|l| {
+            l["module"].is_null()
+                && l["mode"] == "managed"
+                && (l["provider"] == "registry.terraform.io/hashicorp/null"
+                    || l["provider"] == "registry.terraform.io/hashicorp/random")
+        })
+        .map(|l| {
+            let s = |v: &Json| v.as_str().unwrap().to_string();
+            (s(&l["file"]), s(&l["address"]), s(&l["status"]))
+        })
+        .collect();
+    want.sort();
+    let want: Vec<Json> = (want.into_iter())
+        .map(|(f, a, st)| json!({"file": f, "address": a, "status": st}))
+        .collect();
+    assert!(want.len() > 10, "{}", want.len());
+    assert_eq!(got, want);
+    // A type's table: by name and by address (an instance's, or its resource's).
+    let ok = ok_of(c, "aws_iam_user", "managed");
+    let name = ok[0]["name"].as_str().unwrap();
+    let address = ok[0]["address"].as_str().unwrap();
+    let query = format!(
+        "SELECT _file, _address FROM aws_iam_user WHERE _name = '{name}' \
+         AND _address IN ('{address}', 'nothing.here') ORDER BY _file, _address"
     );
-    assert_eq!(
-        text(&out.stderr),
-        "tfwire: 2 instances failed to decode (not in their type's table)\n"
-    );
-    let out = sql(&[
-        "-f",
-        "csv",
-        "SELECT status, count(*) AS n FROM instances GROUP BY status ORDER BY status",
-    ]);
-    assert_eq!(text(&out.stdout), "status,n\nerror,2\nno_schema,2\nok,3\n");
-    let out = sql(&["-f", "ndjson", "SELECT name FROM data.toy_image"]);
-    assert_eq!(text(&out.stdout), "{\"name\":\"debian\"}\n");
-    let out = sql(&["--strict", "SELECT count(*) FROM toy_server"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty());
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.starts_with("tfwire: query: ") && stderr.contains(&format!("{state}: toy_server.")),
-        "{stderr}"
-    );
-    let out = sql(&["EXPLAIN SELECT _address FROM toy_server"]);
-    assert_eq!(out.status.code(), Some(0));
-    assert!(
-        text(&out.stdout).contains("file_type=tfstate, table=toy_server"),
-        "{}",
-        text(&out.stdout)
-    );
-    let out = tfwire(&["sql", "--schemas", &schemas, "--list-tables"]);
-    assert_eq!(text(&out.stdout), "instances\ntoy_server\ndata.toy_image\n");
-    // A query that does not parse, a table that does not exist: the command line's fault.
-    for query in ["SELEC 1", "SELECT * FROM nothing_here"] {
-        let out = sql(&[query]);
-        assert_eq!(out.status.code(), Some(2), "{query}: {}", text(&out.stderr));
-        assert!(text(&out.stderr).starts_with("tfwire: query: "));
-    }
-    let out = tfwire(&[
-        "sql",
-        "--schemas",
-        &schemas,
-        "--states",
-        "/nonexistent",
-        "SELECT 1",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-}
-
-/// The README's SQL example, run as written: in a folder holding the toy state and its
-/// schemas, each `$ ` line through `sh` (with the `tfwire` built for the tests on `PATH`), its
-/// standard output against the lines the README shows after it.
-#[test]
-fn readme_sql_example_runs_as_written() {
-    let dir = common::scratch_dir("readme-sql");
-    let bin = Path::new(env!("CARGO_BIN_EXE_tfwire")).parent().unwrap();
-    let files = [
-        PathBuf::from(common::toy_state_file("toy.schemas.json")),
-        PathBuf::from(common::toy_state_file("toy.tfstate")),
-    ];
-    assert_eq!(readme::run_example("sql", &files, bin, &dir), 2);
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// A directory of states is walked for its `*.tfstate` files; a symbolic link to a directory
-/// below it is not followed (a link to an ancestor would loop).
-#[test]
-fn a_directory_with_a_link_to_itself() {
-    let dir = common::scratch_dir("sql-dir-loop");
-    std::fs::create_dir_all(dir.join("sub")).unwrap();
-    std::fs::copy(
-        common::toy_state_file("toy.tfstate"),
-        dir.join("sub").join("a.tfstate"),
-    )
-    .unwrap();
-    std::fs::copy(
-        common::toy_state_file("toy.schemas.json"),
-        dir.join("toy.schemas.json"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(&dir, dir.join("sub").join("loop")).unwrap();
-    let schemas = dir.join("toy.schemas.json").display().to_string();
-    let states = dir.display().to_string();
-    let out = tfwire(&[
-        "sql",
-        "--schemas",
-        &schemas,
-        "--states",
-        &states,
-        "-f",
-        "csv",
-        "SELECT count(*) AS n FROM instances",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "n\n7\n");
-    std::fs::remove_dir_all(&dir).unwrap();
+    let mut want: Vec<(&str, &str)> = (ok.iter())
+        .filter(|l| l["name"] == name && l["address"] == address)
+        .map(|l| (l["file"].as_str().unwrap(), l["address"].as_str().unwrap()))
+        .collect();
+    want.sort();
+    let want: Vec<Json> = (want.into_iter())
+        .map(|(f, a)| json!({"_file": f, "_address": a}))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(rows(c, &query), want);
 }

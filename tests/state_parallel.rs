@@ -1,11 +1,15 @@
 //! `StateReader::visit_parallel`: the instances, outcomes, summaries and errors of the
 //! one-thread walk, whether the walk hands out whole resources (delimited, read by the
-//! workers) or a large resource's instances, in every read size and with 2 and 3 jobs; and
-//! `tfwire state --jobs`.
+//! workers) or a large resource's instances, in every read size and with 2 and 3 jobs;
+//! `StateReader::visit_file_parallel` (a file read in parts of its bytes) the same, in parts
+//! of every size, pretty-printed, and with objects inside attributes that look like
+//! resources; and `tfwire state --jobs`.
 
 mod common;
 
 use common::state::{by_parse, by_reader, doc, line, one_resource, small, Chunked, PROVIDER};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use tfwire::state::{ReaderOptions, StateReader};
 use tfwire::DecodeOptions;
 
@@ -378,7 +382,96 @@ fn parallel_walk_hands_on_resources_as_visit_reads_them() {
                 );
             }
         }
+        for part_bytes in PART_SIZES {
+            for jobs in [2, 3] {
+                let (lines, got) = in_parts(&set, text.as_bytes(), part_bytes, jobs);
+                assert_eq!(lines, one, "parts of {part_bytes}, jobs {jobs}");
+                assert_eq!(got.as_ref(), Ok(&summary), "parts of {part_bytes}");
+            }
+        }
     }
+}
+
+/// Parts of a file: in bytes, the fewest (most parts: every resource boundary near one), a
+/// few per resource, a handful in all.
+const PART_SIZES: [usize; 3] = [1, 4_999, 150_000];
+
+/// Lines, summary or error of `text` read as a file in parts of `part_bytes` or more with
+/// `jobs` threads, on a thread of its own.
+fn in_parts(
+    set: &tfwire::state::SchemaSet,
+    text: &[u8],
+    part_bytes: usize,
+    jobs: usize,
+) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
+    static FILES: AtomicUsize = AtomicUsize::new(0);
+    let n = FILES.fetch_add(1, Ordering::Relaxed);
+    let path = common::scratch_dir("parts").join(format!("{n}.tfstate"));
+    std::fs::write(&path, text).unwrap();
+    let options = ReaderOptions::default().with_part_bytes(part_bytes);
+    let result = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let mut lines = Vec::new();
+                let summary = StateReader::visit_file_parallel(
+                    &path,
+                    options,
+                    set,
+                    &DecodeOptions::default(),
+                    jobs,
+                    Vec::new,
+                    |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                    |acc| acc,
+                    |acc| lines.extend(acc),
+                )
+                .map_err(|e| e.to_string());
+                (lines, summary)
+            })
+            .join()
+            .unwrap()
+    });
+    std::fs::remove_file(&path).unwrap();
+    result
+}
+
+/// A state read in parts whose bytes mislead: objects inside attributes whose first key is
+/// `mode` or `module` (a part starting there does not count: the part before reads on, or
+/// the part is read again), resources whose first key is neither (no part can start there),
+/// pretty-printed as Terraform writes states; a state with no `version`, and one with it
+/// after `resources`: the one-thread walk's lines, summary and error.
+#[test]
+fn parts_of_a_file_read_as_one_walk() {
+    let text = many_resources(2_000);
+    let lookalikes = text.replace(
+        r#""attributes":{"id":"#,
+        r#""attributes":{"z":{"mode":"managed","x":[{"module" : 1}]},"id":"#,
+    );
+    let value: serde_json::Value = serde_json::from_str(&lookalikes).unwrap();
+    let pretty = serde_json::to_string_pretty(&value).unwrap();
+    let unversioned = text.replacen(r#""version":4,"#, "", 1);
+    let late = format!(
+        r#"{},"version":4}}"#,
+        unversioned.strip_suffix('}').unwrap()
+    );
+    let set = doc();
+    for (name, bytes) in [
+        ("lookalikes", &lookalikes),
+        ("pretty", &pretty),
+        ("unversioned", &unversioned),
+        ("late version", &late),
+    ] {
+        let (one, want) = one_thread(&set, bytes.as_bytes());
+        assert!(one.len() > 2_000, "{name}");
+        for part_bytes in PART_SIZES {
+            for jobs in [2, 3] {
+                let (lines, got) = in_parts(&set, bytes.as_bytes(), part_bytes, jobs);
+                assert_eq!(got, want, "{name}, parts of {part_bytes}, jobs {jobs}");
+                assert_eq!(lines, one, "{name}, parts of {part_bytes}, jobs {jobs}");
+            }
+        }
+    }
+    assert!(one_thread(&set, unversioned.as_bytes()).1.is_err());
+    assert!(one_thread(&set, late.as_bytes()).1.is_ok());
 }
 
 /// A malformed resource (a bad mode, a missing comma, a bad `index_key`, invalid UTF-8, a
@@ -467,6 +560,11 @@ fn parallel_walk_reports_malformed_resources_as_visit_does() {
                 );
                 assert_eq!(lines, one, "case {k}, read size {read_size}, jobs {jobs}");
             }
+        }
+        for part_bytes in PART_SIZES {
+            let (lines, got) = in_parts(&set, bytes, part_bytes, 2);
+            assert_eq!(got.as_ref(), Err(&want), "case {k}, parts of {part_bytes}");
+            assert_eq!(lines, one, "case {k}, parts of {part_bytes}");
         }
     }
 }

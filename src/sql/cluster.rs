@@ -54,6 +54,7 @@ use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
 use serde_json::{json, Value as Json};
 
+use super::filters::{filter_json, filter_of};
 use super::scan::{scan_plan, state_path, FleetSource, ScanSpec};
 use super::{load_paths, Fleet, FleetOptions, FleetTable};
 use crate::arrow::ArrowOptions;
@@ -187,6 +188,8 @@ impl PhysicalExtensionCodec for PhysicalCodec {
                 Json::Null => None,
                 t => Some(texts(t)?),
             },
+            resources: filter_of(field(&spec, "resources")?)
+                .ok_or_else(|| malformed("resources: not a resource filter"))?,
             threads: count(field(&spec, "threads")?)?,
         };
         let projection = match field(&spec, "projection")? {
@@ -221,6 +224,7 @@ impl PhysicalExtensionCodec for PhysicalCodec {
             "fleet": fleet_json(source.fleet())?,
             "table": s.table,
             "types": s.types,
+            "resources": filter_json(&s.resources),
             "threads": s.threads,
             "projection": source.column_indices(),
             "groups": groups,
@@ -254,10 +258,12 @@ fn fleet_json(fleet: &Fleet) -> Result<Json, DataFusionError> {
                 .into(),
         ));
     };
+    // (Not `load_threads`: an executor loads the documents on every core.)
     let FleetOptions {
         decode,
         arrow,
         strict,
+        ..
     } = fleet.inner.options;
     let l = decode.limits;
     Ok(json!({
@@ -327,7 +333,7 @@ fn fleet_of(spec: &Json, files: Vec<PathBuf>) -> Result<Fleet, DataFusionError> 
     let set = match cached {
         Some(set) => set,
         None => {
-            let set = load_paths(&docs)?;
+            let set = load_paths(&docs, 0)?;
             if let Ok(mut loaded) = LOADED.lock() {
                 if loaded.len() >= CACHED_FLEETS {
                     loaded.remove(0);

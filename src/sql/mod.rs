@@ -7,12 +7,16 @@
 //!
 //! A scan decodes only what the query needs: a type's table reads the states with every
 //! other type's instances stepped over undecoded ([`SchemaSet::only_types`]), and so does a
-//! scan of `instances` filtered on `type`; `instances` writes the `attributes` DUMP only when
-//! the column is asked for. (A type's own instances are decoded whole: a program projected
+//! scan of `instances` filtered on `type`; filters on the other envelope columns (`module`,
+//! `mode`, `name`, `provider`, `address`) step over the resources they rule out
+//! ([`SchemaSet::only_resources`], `filters.rs`); `instances` writes the `attributes` DUMP
+//! only when the column is asked for. (A type's own instances are decoded whole: a program projected
 //! on the columns asked for would accept some that the full decode rejects, and a table's
 //! rows are the instances that decode.) A scan is DataFusion's file scan of the states
 //! (`scan.rs`), the files dealt out by size over the session's target partitions
-//! (`table.rs`). Instances that fail to decode are not rows of their type's table;
+//! (`table.rs`), one large file read in parts of its bytes on the partition's threads
+//! ([`StateReader::visit_file_parallel`](crate::state::StateReader::visit_file_parallel)); its
+//! statistics are the files' sizes and, once known, the table's rows (`stats.rs`). Instances that fail to decode are not rows of their type's table;
 //! [`Fleet::failed`] counts them (or, with [`FleetOptions::strict`], the first fails the
 //! query). On a Ballista cluster: the module `cluster` (the `cluster` feature).
 //!
@@ -42,7 +46,9 @@
 
 #[cfg(feature = "cluster")]
 pub mod cluster;
+mod filters;
 mod scan;
+mod stats;
 mod table;
 
 use std::path::PathBuf;
@@ -79,12 +85,15 @@ pub struct FleetOptions {
     /// A scan fails at the first instance of its table that fails to decode (naming the file
     /// and the instance), instead of leaving it out and counting it ([`Fleet::failed`]).
     pub strict: bool,
+    /// Threads that read and outline the documents (0, the default: one per core).
+    pub load_threads: usize,
 }
 
 with_setters!(FleetOptions {
     #[const] with_decode => decode: DecodeOptions,
     #[const] with_arrow => arrow: ArrowOptions,
     #[const] with_strict => strict: bool,
+    #[const] with_load_threads => load_threads: usize,
 });
 
 /// State files and the provider schema documents that type them, as tables.
@@ -107,6 +116,8 @@ struct Inner {
     /// client cannot count them).
     remote: bool,
     failed: AtomicU64,
+    /// Each table's rows in each file, once a scan has read it whole (`stats.rs`).
+    rows: stats::RowCounts,
 }
 
 impl Fleet {
@@ -121,7 +132,8 @@ impl Fleet {
         docs: Vec<String>,
         options: FleetOptions,
     ) -> Result<Fleet, SchemaError> {
-        Ok(Fleet::from_parts(files, load(docs)?, None, options, false))
+        let set = load_each(docs, options.load_threads, Ok, |e| e)?;
+        Ok(Fleet::from_parts(files, set, None, options, false))
     }
 
     /// The fleet of `files` typed by the documents in the files `doc_paths`. Unlike
@@ -145,7 +157,7 @@ impl Fleet {
         doc_paths: Vec<PathBuf>,
         options: FleetOptions,
     ) -> Result<Fleet, DataFusionError> {
-        let set = load_paths(&doc_paths)?;
+        let set = load_paths(&doc_paths, options.load_threads)?;
         Ok(Fleet::from_parts(
             files,
             set,
@@ -170,6 +182,7 @@ impl Fleet {
                 options,
                 remote,
                 failed: AtomicU64::new(0),
+                rows: Default::default(),
             }),
         }
     }
@@ -261,33 +274,42 @@ fn type_of_table(name: &str) -> (Mode, &str) {
 
 /// The documents in the files `paths`, loaded ([`load`]); a file that cannot be read or
 /// loaded is named.
-fn load_paths(paths: &[PathBuf]) -> Result<SchemaSet, DataFusionError> {
-    let docs = (paths.iter())
-        .map(|p| {
-            std::fs::read_to_string(p)
-                .map_err(|e| DataFusionError::Execution(format!("{}: {e}", p.display())))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    load(docs).map_err(|e| DataFusionError::External(Box::new(e)))
+fn load_paths(paths: &[PathBuf], threads: usize) -> Result<SchemaSet, DataFusionError> {
+    let read = |p: &PathBuf| {
+        std::fs::read_to_string(p)
+            .map_err(|e| DataFusionError::Execution(format!("{}: {e}", p.display())))
+    };
+    let external = |e: SchemaError| DataFusionError::External(Box::new(e));
+    load_each(paths.iter().collect(), threads, read, external)
 }
 
-/// The documents loaded (deferred: a schema is read when a state needs it), outlined on
-/// every core and added in their order.
-fn load(docs: Vec<String>) -> Result<SchemaSet, SchemaError> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let per = docs.len().div_ceil(cores).max(1);
-    let mut chunks: Vec<Vec<String>> = Vec::new();
-    let mut docs = docs.into_iter().peekable();
-    while docs.peek().is_some() {
-        chunks.push(docs.by_ref().take(per).collect());
+/// The documents `read` makes of `items`, read and outlined on `threads` threads (0: one
+/// per core), each a run of them, then added in their order (deferred: a schema is read
+/// when a state needs it).
+fn load_each<T: Send, E: Send>(
+    items: Vec<T>,
+    threads: usize,
+    read: impl Fn(T) -> Result<String, E> + Sync,
+    schema_error: impl Fn(SchemaError) -> E + Sync,
+) -> Result<SchemaSet, E> {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let per = items.len().div_ceil(threads).max(1);
+    let mut chunks: Vec<Vec<T>> = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        chunks.push(items.by_ref().take(per).collect());
     }
-    let sets: Vec<Result<SchemaSet, SchemaError>> = std::thread::scope(|scope| {
+    let (read, schema_error) = (&read, &schema_error);
+    let sets: Vec<Result<SchemaSet, E>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (chunks.into_iter())
             .map(|chunk| {
                 scope.spawn(move || {
                     let mut one = SchemaSet::new();
-                    for doc in chunk {
-                        one.add_json_deferred(doc)?;
+                    for item in chunk {
+                        one.add_json_deferred(read(item)?).map_err(schema_error)?;
                     }
                     Ok(one)
                 })

@@ -4,8 +4,8 @@
 //! they are opened, are read one after another on the partition's reader thread, each with a
 //! [`StateReader`] into a [`StateTables`] filling only this table, its batches of the columns
 //! asked for handed on through a channel of two; with fewer files than partitions, each file
-//! is read on several threads
-//! (`StateReader::visit_parallel_map`), so one large state uses every core. (A plain file
+//! is read on several threads, in parts of its bytes
+//! (`StateReader::visit_file_parallel`), so one large state uses every core. (A plain file
 //! scan, so DataFusion and Ballista treat it as theirs: Ballista restricts a task's plan to
 //! its partitions by slicing the file groups, which it cannot do to a leaf of its own kind.)
 
@@ -35,10 +35,11 @@ use datafusion::physical_plan::{DisplayFormatType, ExecutionPlan};
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 
+use super::filters::describe;
 use super::table::FleetTable;
 use super::Fleet;
 use crate::arrow::{Parts, StateTables};
-use crate::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
+use crate::state::{InstanceRef, Outcome, ReaderOptions, ResourceFilter, SchemaSet, StateReader};
 
 /// Most threads one file is read with.
 const MAX_THREADS_PER_FILE: usize = 256;
@@ -53,6 +54,8 @@ pub(super) struct ScanSpec {
     pub table: String,
     /// `instances` only: the types the query's filters keep (the others stepped over).
     pub types: Option<Vec<String>>,
+    /// The resources the query's filters on envelope columns keep (the others stepped over).
+    pub resources: ResourceFilter,
     /// Threads to read each file with.
     pub threads: usize,
 }
@@ -71,6 +74,10 @@ pub(super) fn scan_plan(
     projection: Option<Vec<usize>>,
     limit: Option<usize>,
 ) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
+    // (Every file of the table: each partition's, and on a cluster's executor a slice.)
+    let files: Vec<PathBuf> = groups.iter().flatten().cloned().collect();
+    let rows = table.fleet().inner.rows.known(&table.name(), &files);
+    let statistics = super::stats::statistics(table.schema_ref(), rows);
     let source = FleetSource::new(table, spec);
     // (As many partitions as groups, none too: a cluster's task may hold none of a scan's.)
     let groups: Vec<FileGroup> = (groups.into_iter())
@@ -79,6 +86,7 @@ pub(super) fn scan_plan(
     let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), Arc::new(source))
         .with_file_groups(groups)
         .with_limit(limit)
+        .with_statistics(statistics)
         .with_projection_indices(projection)?
         .build();
     Ok(DataSourceExec::from_data_source(config))
@@ -134,6 +142,7 @@ impl FleetSource {
                 Parts::default().with_instances(false)
             }
         };
+        set.only_resources(spec.resources.clone());
         // (A plan from a cluster's scheduler names the count: bounded here.)
         spec.threads = spec.threads.clamp(1, MAX_THREADS_PER_FILE);
         let table_schema = TableSchema::from(table.schema_ref().clone());
@@ -241,10 +250,15 @@ impl FileSource for FleetSource {
         if let Some(types) = &self.spec.types {
             write!(f, ", types=[{}]", types.join(", "))?;
         }
+        if !self.spec.resources.is_empty() {
+            write!(f, ", resources=[{}]", describe(&self.spec.resources))?;
+        }
         write!(f, ", threads_per_file={}", self.spec.threads)
     }
 
-    /// (Byte ranges of a state are not read on their own: a file is one unit.)
+    /// (DataFusion's byte ranges are not taken: a part of a state counts only once the part
+    /// before has stopped where it starts, so one partition reads a file's parts, on its
+    /// threads: `visit_file_parallel`.)
     fn supports_repartitioning(&self) -> bool {
         false
     }
@@ -290,6 +304,7 @@ impl FileOpener for FleetOpener {
             file: state_path(&file),
             schema: self.schema.clone(),
             failed: AtomicU64::new(0),
+            counts_rows: source.spec.types.is_none() && source.spec.resources.is_empty(),
         };
         let (tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
         let mut worker = (self.worker.lock())
@@ -313,12 +328,24 @@ fn start_worker(
         let fresh = || StateTables::new(&arrow).with_parts(parts);
         let mut tables = fresh();
         for (job, mut out) in receiver {
-            let mut send = |b| futures::executor::block_on(out.send(b)).is_ok();
+            // (Rows handed on, and whether every batch was taken.)
+            let (mut rows, mut taken) = (0u64, true);
+            let mut send = |b: Result<RecordBatch, DataFusionError>| {
+                let n = b.as_ref().map_or(0, |b| b.num_rows() as u64);
+                let ok = futures::executor::block_on(out.send(b)).is_ok();
+                rows = rows.saturating_add(n);
+                taken &= ok;
+                ok
+            };
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 job.run(&mut tables, &mut send)
             }));
             match run {
-                Ok(Ok(())) => {}
+                Ok(Ok(())) => {
+                    if job.counts_rows && taken {
+                        (job.fleet.inner.rows).record(&job.table, &job.file, rows);
+                    }
+                }
                 Ok(Err(e)) => {
                     send(Err(e));
                 }
@@ -354,6 +381,9 @@ struct Job {
     schema: SchemaRef,
     /// Instances of the file that failed to decode.
     failed: AtomicU64,
+    /// No filter leaves rows out: the table's rows in the file, once all are handed on,
+    /// are its row count (`stats.rs`).
+    counts_rows: bool,
 }
 impl Job {
     /// Reads the file, handing on batches to `send` (false: the query has ended).
@@ -364,12 +394,12 @@ impl Job {
     ) -> Result<(), DataFusionError> {
         let inner = &self.fleet.inner;
         let name = self.file.display().to_string();
-        let file = std::fs::File::open(&self.file)
-            .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
         if self.threads > 1 {
-            self.read_parallel(file, &name, send)?;
+            self.read_parallel(&name, send)?;
             return Ok(());
         }
+        let file = std::fs::File::open(&self.file)
+            .map_err(|e| DataFusionError::Execution(format!("{name}: {e}")))?;
         let mut fault = None;
         let mut open = true;
         let summary =
@@ -433,18 +463,18 @@ impl Job {
         }
     }
 
-    /// Reads one file on [`Job::threads`] threads (`visit_parallel_map`: each run's rows
-    /// become this table's batches on the thread that read them), until the query has ended.
+    /// Reads one file on [`Job::threads`] threads (`visit_file_parallel`: in parts of its
+    /// bytes, each part's rows made this table's batches on the thread that read them),
+    /// until the query has ended.
     fn read_parallel(
         &self,
-        file: std::fs::File,
         name: &str,
         send: &mut dyn FnMut(Result<RecordBatch, DataFusionError>) -> bool,
     ) -> Result<(), DataFusionError> {
         let inner = &self.fleet.inner;
-        // (Runs of a few MiB: a run's batch of a table costs its columns, whatever its rows.)
-        let reader =
-            StateReader::with_options(file, ReaderOptions::default().with_read_size(8 << 20));
+        // (Runs of a few MiB when the file is read as one stream: a run's batch of a table
+        // costs its columns, whatever its rows.)
+        let options = ReaderOptions::default().with_read_size(8 << 20);
         type Run = (StateTables, Option<DataFusionError>);
         let init = || -> Run {
             (
@@ -470,7 +500,9 @@ impl Job {
                 .collect())
         };
         let (mut open, mut fault) = (true, None);
-        let summary = reader.visit_parallel_map(
+        let summary = StateReader::visit_file_parallel(
+            &self.file,
+            options,
             &self.set,
             &inner.options.decode,
             self.threads,

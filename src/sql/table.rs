@@ -1,5 +1,5 @@
 //! [`FleetTable`]: one table of a [`Fleet`] as a DataFusion `TableProvider`: its columns
-//! (from the documents), the filters it takes (`instances`' `type`), and its scans
+//! (from the documents), the filters it takes (`filters.rs`), and its scans
 //! (`scan.rs`: a file scan of the states, dealt out by size over the session's target
 //! partitions).
 
@@ -9,14 +9,11 @@ use std::sync::Arc;
 use arrow_schema::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
-use datafusion::common::ScalarValue;
 use datafusion::error::DataFusionError;
-use datafusion::logical_expr::expr::InList;
-use datafusion::logical_expr::{
-    BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
-};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 
+use super::filters::{combined, pushed};
 use super::scan::{scan_plan, ScanSpec};
 use super::Fleet;
 use crate::arrow::INSTANCES_TABLE;
@@ -74,17 +71,17 @@ impl TableProvider for FleetTable {
         TableType::Base
     }
 
-    /// `instances`' filters on `type` (`type = '…'`, `type IN (…)`) are taken as a hint:
-    /// the instances of other types are stepped over undecoded. (Inexact: DataFusion still
-    /// applies every filter to the rows.)
+    /// Filters on the envelope columns (`filters.rs`: `type = '…'`, `_module IN (…)`, …)
+    /// are taken as hints: the instances they rule out are stepped over undecoded.
+    /// (Inexact: DataFusion still applies every filter to the rows.)
     fn supports_filters_pushdown(
         &self,
         filters: &[&Expr],
     ) -> Result<Vec<TableProviderFilterPushDown>, DataFusionError> {
         Ok((filters.iter())
-            .map(|f| match (&self.of_type, type_filter(f)) {
-                (None, Some(_)) => TableProviderFilterPushDown::Inexact,
-                _ => TableProviderFilterPushDown::Unsupported,
+            .map(|f| match pushed(f, self.of_type.is_none()) {
+                Some(_) => TableProviderFilterPushDown::Inexact,
+                None => TableProviderFilterPushDown::Unsupported,
             })
             .collect())
     }
@@ -96,11 +93,7 @@ impl TableProvider for FleetTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>, DataFusionError> {
-        // (Filters are ANDed: the rows are among the types of any one of them.)
-        let types = match &self.of_type {
-            None => filters.iter().find_map(type_filter),
-            Some(_) => None,
-        };
+        let (types, resources) = combined(filters, self.of_type.is_none());
         let target = state.config().target_partitions().max(1);
         let mut groups = file_groups(&self.fleet.inner.files, target);
         if groups.is_empty() {
@@ -112,37 +105,10 @@ impl TableProvider for FleetTable {
         let spec = ScanSpec {
             table: self.name(),
             types,
+            resources,
             threads,
         };
         scan_plan(self, spec, groups, projection.cloned(), limit)
-    }
-}
-
-/// The types `filter` keeps, when it is `type = 'T'` or `type IN ('T', …)` (not negated).
-fn type_filter(filter: &Expr) -> Option<Vec<String>> {
-    let is_type = |e: &Expr| matches!(e, Expr::Column(c) if c.name == "type");
-    let text = |e: &Expr| match e {
-        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => {
-            Some(s.clone())
-        }
-        _ => None,
-    };
-    match filter {
-        Expr::BinaryExpr(BinaryExpr {
-            left,
-            op: Operator::Eq,
-            right,
-        }) => match (is_type(left), is_type(right)) {
-            (true, _) => text(right).map(|t| vec![t]),
-            (_, true) => text(left).map(|t| vec![t]),
-            _ => None,
-        },
-        Expr::InList(InList {
-            expr,
-            list,
-            negated: false,
-        }) if is_type(expr) => list.iter().map(text).collect(),
-        _ => None,
     }
 }
 

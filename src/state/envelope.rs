@@ -12,7 +12,7 @@ use std::cell::Cell;
 
 use bumpalo::Bump;
 
-use super::providers::ProviderCache;
+use super::providers::{empty_resource, ProviderCache};
 use super::schemas::Prefix;
 use super::values::{attributes_fault, attributes_text, err, Ctx};
 use super::{
@@ -65,9 +65,33 @@ pub(super) struct Walk {
     pub(super) decode: bool,
     /// The addresses of the provider references seen so far.
     pub(super) providers: ProviderCache,
-    /// The set wants the instances of the resource being read ([`SchemaSet::wants`], asked
+    /// A part's walk stops before a resource that starts at this offset or after
+    /// (`ranges.rs`), and says where that resource starts.
+    pub(super) stop_at: Option<u64>,
+    pub(super) stopped: Option<u64>,
+    /// The set wants the instances of the resource being read ([`SchemaSet::wants_resource`], asked
     /// once a resource).
     pub(super) wanted: bool,
+}
+
+impl Walk {
+    /// A walk from `phase`, no resource read yet.
+    pub(super) fn new(decode: bool, phase: Phase) -> Walk {
+        Walk {
+            decode,
+            phase,
+            resource: empty_resource(),
+            resource_index: 0,
+            instance_index: 0,
+            version_seen: false,
+            resources_seen: false,
+            summary: Summary::default(),
+            providers: Default::default(),
+            wanted: true,
+            stop_at: None,
+            stopped: None,
+        }
+    }
 }
 
 /// One attempt at one unit, over the bytes read so far.
@@ -330,7 +354,7 @@ impl<'u> Unit<'u> {
             };
             let Some(at) = self.separator(at, c, first, b'}')? else {
                 self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
-                walk.wanted = self.set.wants(&walk.resource.type_name);
+                walk.wanted = self.set.wants_resource(&walk.resource);
                 if let Some(list) = instances_at {
                     self.instances_in_place(list, walk, bump, f)?;
                 }
@@ -357,7 +381,7 @@ impl<'u> Unit<'u> {
                     }
                     if keys.complete() && instances_at.is_none() {
                         self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
-                        walk.wanted = self.set.wants(&walk.resource.type_name);
+                        walk.wanted = self.set.wants_resource(&walk.resource);
                         walk.phase = Phase::Instances { first: true };
                         return Ok(v.wrapping_add(1));
                     }

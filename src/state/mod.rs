@@ -61,9 +61,11 @@
 
 mod batch;
 mod envelope;
+mod filter;
 mod keys;
 mod outline;
 mod providers;
+mod ranges;
 mod reader;
 mod schemas;
 mod split;
@@ -75,6 +77,7 @@ use std::fmt::{self, Write as _};
 use crate::located::Fault;
 use serde_json::value::RawValue;
 
+pub use filter::ResourceFilter;
 pub use reader::{ReaderOptions, StateReader, Summary};
 pub use schemas::{Match, Outcome, SchemaSet};
 

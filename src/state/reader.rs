@@ -27,11 +27,31 @@ use std::io::{self, Read};
 use bumpalo::Bump;
 
 use super::envelope::{Phase, Raw, Stop, Unit, Walk};
-use super::providers::empty_resource;
 use super::split::{split_max, Delimited};
 use super::values::Ctx;
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
+use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
+
+/// Where a part of a state starts (`ranges.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum PartStart {
+    /// At the start of the file.
+    File,
+    /// At the `{` of a resource, `offset` in the file, `index` in `resources` as far as is
+    /// known (a part found by its bytes counts from 0).
+    Resource { offset: u64, index: u64 },
+}
+
+/// How a part of a state ended (`ranges.rs`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PartEnd {
+    /// The offset of the resource at or after its stop, when it stopped there (else the
+    /// walk read on to the end of the state).
+    pub(super) next: Option<u64>,
+    /// Its walk read the state's `version`.
+    pub(super) version_seen: bool,
+}
 
 /// A walk's buffer and arenas, kept for the next walk on the same thread.
 #[derive(Default)]
@@ -62,11 +82,16 @@ pub struct ReaderOptions {
     /// resource when it lists `instances` before its other keys; a top-level value other
     /// than `resources`. A larger one is a [`StateError`], never a larger buffer.
     pub max_unit_bytes: usize,
+    /// The fewest bytes of a part when one file is read in parts on several threads
+    /// ([`StateReader::visit_file_parallel`]; default 8 MiB): a file of less than two parts
+    /// is read as one stream.
+    pub part_bytes: usize,
 }
 
 with_setters!(ReaderOptions {
     #[const] with_read_size => read_size: usize,
     #[const] with_max_unit_bytes => max_unit_bytes: usize,
+    #[const] with_part_bytes => part_bytes: usize,
 });
 
 impl Default for ReaderOptions {
@@ -74,6 +99,7 @@ impl Default for ReaderOptions {
         ReaderOptions {
             read_size: 1 << 20,
             max_unit_bytes: 256 << 20,
+            part_bytes: 8 << 20,
         }
     }
 }
@@ -187,32 +213,8 @@ impl<R: Read> StateReader<R> {
     where
         F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
     {
-        let mut walk = Walk {
-            decode,
-            phase: Phase::Start,
-            resource: empty_resource(),
-            resource_index: 0,
-            instance_index: 0,
-            version_seen: false,
-            resources_seen: false,
-            summary: Summary::default(),
-            providers: Default::default(),
-            wanted: true,
-        };
-        // The buffer and arenas of the last walk on this thread, reused: a worker that reads
-        // thousands of files pays for its pages once, not per file.
-        let mut spare = SPARE.with(Cell::take).unwrap_or_default();
-        if self.buf.is_empty() {
-            self.buf = std::mem::take(&mut spare.buf);
-        }
-        let result = self.steps(&mut walk, set, options, &mut spare, &mut f, &mut split);
-        spare.buf = std::mem::take(&mut self.buf);
-        spare.bump.reset();
-        spare.scratch.reset();
-        if spare.buf.capacity() <= SPARE_MAX && spare.bump.allocated_bytes() <= SPARE_MAX {
-            SPARE.with(|s| s.set(Some(spare)));
-        }
-        result?;
+        let mut walk = Walk::new(decode, Phase::Start);
+        self.run(&mut walk, set, options, &mut f, &mut split)?;
         if !walk.version_seen {
             let end = self.base.saturating_add(self.end as u64);
             return Err(StateError::at(
@@ -223,6 +225,90 @@ impl<R: Read> StateReader<R> {
         }
         walk.summary.bytes = self.base.saturating_add(self.end as u64);
         Ok(walk.summary)
+    }
+
+    /// Reads a part of a state (`ranges.rs`): from `from` (the input is at that file
+    /// offset), until the first resource that starts at `stop_at` or after, decoding each
+    /// instance as [`StateReader::visit`] does. The walk's `version` is not required (it
+    /// is the whole file's).
+    pub(super) fn walk_part<F>(
+        mut self,
+        set: &SchemaSet,
+        options: &DecodeOptions,
+        from: PartStart,
+        stop_at: Option<u64>,
+        mut f: F,
+    ) -> Result<(Summary, PartEnd), StateError>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>),
+    {
+        let mut walk = match from {
+            PartStart::File => Walk::new(true, Phase::Start),
+            PartStart::Resource { offset, index } => {
+                self.base = offset;
+                let mut walk = Walk::new(true, Phase::Resources { first: true });
+                walk.resources_seen = true;
+                walk.summary.resources = index;
+                walk
+            }
+        };
+        walk.stop_at = stop_at;
+        let mut f =
+            |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>, _: Option<Raw<'_>>| f(item, outcome);
+        self.run(&mut walk, set, options, &mut f, &mut None)?;
+        walk.summary.bytes = self.base.saturating_add(self.start as u64);
+        let end = PartEnd {
+            next: walk.stopped,
+            version_seen: walk.version_seen,
+        };
+        Ok((walk.summary, end))
+    }
+
+    /// Runs `walk` with the buffer and arenas of the last walk on this thread (a worker
+    /// that reads thousands of files pays for its pages once, not per file).
+    fn run<F>(
+        &mut self,
+        walk: &mut Walk,
+        set: &SchemaSet,
+        options: &DecodeOptions,
+        f: &mut F,
+        split: &mut Option<&mut dyn FnMut(Delimited<'_>)>,
+    ) -> Result<(), StateError>
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
+    {
+        let mut spare = SPARE.with(Cell::take).unwrap_or_default();
+        if self.buf.is_empty() {
+            self.buf = std::mem::take(&mut spare.buf);
+        }
+        let result = self.steps(walk, set, options, &mut spare, f, split);
+        spare.buf = std::mem::take(&mut self.buf);
+        spare.bump.reset();
+        spare.scratch.reset();
+        if spare.buf.capacity() <= SPARE_MAX && spare.bump.allocated_bytes() <= SPARE_MAX {
+            SPARE.with(|s| s.set(Some(spare)));
+        }
+        result
+    }
+
+    /// Before a resource (`first`: the first of `resources`) of a part that ends at `stop`:
+    /// true when the next resource starts at `stop` or after (its offset then in
+    /// `walk.stopped`); `None` when more input is needed to tell.
+    fn stops_before(&self, walk: &mut Walk, stop: u64, first: bool) -> Option<bool> {
+        let buf = self.buf.get(..self.end).unwrap_or_default();
+        let i = tokens::ws(buf, self.start);
+        let at = match buf.get(i) {
+            Some(b'{') if first => i,
+            Some(b',') if !first => tokens::ws(buf, i.saturating_add(1)),
+            Some(_) => return Some(false),
+            None => return (self.eof).then_some(false),
+        };
+        if at >= buf.len() {
+            return (self.eof).then_some(false);
+        }
+        let offset = self.base.saturating_add(at as u64);
+        walk.stopped = (offset >= stop).then_some(offset);
+        Some(walk.stopped.is_some())
     }
 
     /// The units of the walk, until the state ends or fails.
@@ -243,6 +329,16 @@ impl<R: Read> StateReader<R> {
         let mut delimited = Vec::new();
         let split_max = split_max(&self.options);
         while walk.phase != Phase::Done {
+            if let (Some(stop), Phase::Resources { first }) = (walk.stop_at, walk.phase) {
+                match self.stops_before(walk, stop, first) {
+                    Some(true) => return Ok(()),
+                    Some(false) => {}
+                    None => {
+                        self.refill()?;
+                        continue;
+                    }
+                }
+            }
             if let (Some(split), Phase::Resources { .. }) = (split.as_mut(), walk.phase) {
                 let next = self
                     .unit(set, options, scratch)

@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use bumpalo::Bump;
 
+use super::filter::ResourceFilter;
 use super::outline::outline;
 use super::{last_segment, normalize_provider, InstanceRef, Mode, Resource, StateFile};
 use crate::decode::json::tokens;
@@ -29,6 +30,8 @@ pub struct SchemaSet {
     /// The resource types whose instances are decoded ([`SchemaSet::only_types`]); every
     /// type when `None`.
     only: Option<FxHashSet<String>>,
+    /// The resources whose instances are decoded ([`SchemaSet::only_resources`], `filter.rs`).
+    pub(super) filter: Option<ResourceFilter>,
 }
 
 #[derive(Debug)]
@@ -144,6 +147,7 @@ impl Clone for SchemaSet {
             documents: self.documents,
             selection: self.selection.clone(),
             only: self.only.clone(),
+            filter: self.filter.clone(),
         }
     }
 }
@@ -533,7 +537,7 @@ impl SchemaSet {
     ) -> impl Iterator<Item = (InstanceRef<'a, 's>, Outcome<'a>)> + 'a {
         state
             .instances()
-            .filter(|item| self.wants(&item.resource.type_name))
+            .filter(|item| self.wants_resource(item.resource))
             .map(move |item| (item, self.decode(item, bump, options)))
     }
 
@@ -545,7 +549,7 @@ impl SchemaSet {
     {
         let mut bump = Bump::new();
         for item in state.instances() {
-            if !self.wants(&item.resource.type_name) {
+            if !self.wants_resource(item.resource) {
                 continue;
             }
             f(item, &self.decode(item, &bump, options));

@@ -18,9 +18,8 @@ use std::ops::Range;
 use bumpalo::Bump;
 
 use super::envelope::{Phase, Raw, Stop, Unit, Walk};
-use super::providers::empty_resource;
 use super::values::Ctx;
-use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, Summary};
+use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError};
 use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
 
@@ -146,16 +145,9 @@ impl ResourceReader {
     pub(super) fn new() -> ResourceReader {
         ResourceReader {
             walk: Walk {
-                phase: Phase::Resources { first: true },
-                resource: empty_resource(),
-                resource_index: 0,
-                instance_index: 0,
                 version_seen: true,
                 resources_seen: true,
-                summary: Summary::default(),
-                decode: true,
-                providers: Default::default(),
-                wanted: true,
+                ..Walk::new(true, Phase::Resources { first: true })
             },
             scratch: Bump::new(),
         }
