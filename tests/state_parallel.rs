@@ -392,9 +392,9 @@ fn parallel_walk_hands_on_resources_as_visit_reads_them() {
     }
 }
 
-/// Parts of a file: in bytes, the fewest (most parts: every resource boundary near one), a
-/// few per resource, a handful in all.
-const PART_SIZES: [usize; 3] = [1, 4_999, 150_000];
+/// Parts of a file, at most: in bytes, a few per resource (every resource boundary near a
+/// part's start), one or two resources, a handful of parts in all.
+const PART_SIZES: [usize; 3] = [397, 4_999, 150_000];
 
 /// Lines, summary or error of `text` read as a file in parts of `part_bytes` or more with
 /// `jobs` threads, on a thread of its own.

@@ -37,6 +37,13 @@ impl Progress {
         }
     }
 
+    /// Counts `bytes` more into the bar (input read other than through [`Progress::reader`]).
+    pub fn advance(&self, bytes: u64) {
+        if let Some(bar) = &self.0 {
+            bar.inc(bytes);
+        }
+    }
+
     /// Runs `f` (which writes to stderr) with the bar out of the way.
     pub fn suspend<T>(&self, f: impl FnOnce() -> T) -> T {
         match &self.0 {

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -34,8 +35,8 @@ only the lines above: `tfwire state … > out` leaves only data in out.
 
 State files are read incrementally (memory holds one instance, not the file) and each
 instance is printed as soon as it is decoded. With --jobs N, files under 16 MiB are decoded
-N at a time, and a larger file has its instances decoded on N threads; the output is the
-same, in the same order. A progress bar shows on stderr when stderr is a terminal and the
+N at a time, and a larger file is read in parts of its bytes on N threads; the output is
+the same, in the same order. A progress bar shows on stderr when stderr is a terminal and the
 input is large (64 MiB, or 1,000 files); never in a pipe.
 
 Schemas: an instance's candidates are the schemas of its type in every document's provider
@@ -436,6 +437,38 @@ fn stream_file(
             }
             sink(&text);
         })
+    } else if length.is_some_and(|n| n >= LARGE_FILE) {
+        // A large regular file: read in parts of its bytes on `jobs` threads, no thread
+        // walking it whole (the bar advances by each instance's attributes, then by the rest
+        // of the file once it is read).
+        drop(file);
+        // (Parts of 1 MiB: a part's lines wait for the part before; 0.334 s with two jobs on
+        // the fleet workload's large state, against 0.353 s with parts of 8 MiB.)
+        let reader_options = reader_options.with_part_bytes(1 << 20);
+        let counted = AtomicU64::new(0);
+        let fold = |acc: &mut Acc, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+            let n = item.instance.attributes.json().map_or(0, str::len) as u64;
+            counted.fetch_add(n, Ordering::Relaxed);
+            progress.advance(n);
+            fold(acc, item, outcome)
+        };
+        let read = StateReader::visit_file_parallel(
+            path,
+            reader_options,
+            set,
+            options,
+            jobs,
+            || (strings.take(), Totals::default(), String::new()),
+            fold,
+            |acc| acc,
+            |(text, t, _)| {
+                totals.add(&t);
+                sink(&text);
+                strings.give(text);
+            },
+        );
+        progress.advance(len.saturating_sub(counted.load(Ordering::Relaxed)));
+        read
     } else {
         let init = || (strings.take(), Totals::default(), String::new());
         StateReader::with_options(file, reader_options).visit_parallel(

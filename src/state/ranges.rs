@@ -35,7 +35,7 @@ use super::reader::{PartEnd, PartStart};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
 
-/// Parts per job: enough that one slow part holds the others up little.
+/// The fewest parts per job: enough that one slow part holds the others up little.
 const PARTS_PER_JOB: u64 = 8;
 
 /// The most bytes a part's reader reads at a time: its buffer stays in the core's cache
@@ -49,11 +49,17 @@ const FALLBACK_RUN: usize = 4096;
 /// The bytes searched at a time for a part's first resource.
 const SEARCH_BYTES: usize = 64 << 10;
 
-/// `size` bytes cut into parts of about equal size for `jobs` threads, each of `min` bytes
-/// or more.
-fn parts(size: u64, jobs: usize, min: usize) -> Vec<Range<u64>> {
-    let wanted = (jobs as u64).saturating_mul(PARTS_PER_JOB);
-    let count = wanted.min(size.checked_div(min as u64).unwrap_or(size)).max(1);
+/// `size` bytes cut into parts of about equal size for `jobs` threads, each of at most
+/// `most` bytes, and at least [`PARTS_PER_JOB`] per job; one part when `size` is less than
+/// twice `most`.
+fn parts(size: u64, jobs: usize, most: usize) -> Vec<Range<u64>> {
+    let most = (most as u64).max(1);
+    let count = if size < most.saturating_mul(2) {
+        1
+    } else {
+        let wanted = (jobs as u64).saturating_mul(PARTS_PER_JOB);
+        size.div_ceil(most).max(wanted).min(size)
+    };
     let per = size.div_ceil(count).max(1);
     (0..count)
         .map(|k| {
@@ -94,7 +100,9 @@ fn first_resource(file: &mut File, range: Range<u64>) -> std::io::Result<Option<
     use std::io::Read;
     // (A place near the end of a read is looked at again with the next read's bytes.)
     const LOOK: usize = 256;
-    let mut buf = vec![0; SEARCH_BYTES.saturating_add(LOOK)];
+    let len = usize::try_from(range.end.saturating_sub(range.start)).unwrap_or(usize::MAX);
+    let chunk = SEARCH_BYTES.min(len.max(1));
+    let mut buf = vec![0; chunk.saturating_add(LOOK)];
     let mut at = range.start;
     file.seek(SeekFrom::Start(at))?;
     while at < range.end {
@@ -111,7 +119,7 @@ fn first_resource(file: &mut File, range: Range<u64>) -> std::io::Result<Option<
         let bytes = buf.get(..len).unwrap_or_default();
         let whole = len < buf.len();
         // Places looked at in this read: all when it reached the end of the file.
-        let span = if whole { len } else { SEARCH_BYTES };
+        let span = if whole { len } else { chunk };
         let searched = bytes.get(..span).unwrap_or_default();
         for i in memchr::memchr_iter(b'{', searched) {
             let offset = at.saturating_add(i as u64);
@@ -125,7 +133,7 @@ fn first_resource(file: &mut File, range: Range<u64>) -> std::io::Result<Option<
         if whole {
             return Ok(None);
         }
-        at = at.saturating_add(SEARCH_BYTES as u64);
+        at = at.saturating_add(chunk as u64);
         file.seek(SeekFrom::Start(at))?;
     }
     Ok(None)
@@ -503,18 +511,21 @@ mod tests {
 
     #[test]
     fn parts_cover_the_file_in_order() {
-        let min = 1000;
-        let size = 100 * min as u64 + 7;
-        let p = parts(size, 2, min);
-        assert_eq!(p.len(), 16);
+        let most = 1000;
+        let size = 100 * most as u64 + 7;
+        let p = parts(size, 2, most);
+        assert_eq!(p.len(), 101);
+        assert!(p.iter().all(|p| p.end - p.start <= most as u64));
         assert_eq!(p.first().unwrap().start, 0);
         assert_eq!(p.last().unwrap().end, size);
         assert!(p.windows(2).all(|w| w[0].end == w[1].start));
-        assert_eq!(parts(2 * min as u64 - 1, 4, min).len(), 1);
-        assert_eq!(parts(3 * min as u64, 4, min).len(), 3);
-        let empty = parts(0, 4, min);
+        assert_eq!(parts(2 * most as u64 - 1, 4, most).len(), 1);
+        // At least eight parts per job.
+        assert_eq!(parts(3 * most as u64, 4, most).len(), 32);
+        let empty = parts(0, 4, most);
         assert_eq!((empty.len(), empty.first()), (1, Some(&(0..0))));
         assert_eq!(parts(10, 4, 0).len(), 10);
+        assert_eq!(parts(10, 4, 1).len(), 10);
     }
 
     #[test]

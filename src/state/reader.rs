@@ -82,7 +82,7 @@ pub struct ReaderOptions {
     /// resource when it lists `instances` before its other keys; a top-level value other
     /// than `resources`. A larger one is a [`StateError`], never a larger buffer.
     pub max_unit_bytes: usize,
-    /// The fewest bytes of a part when one file is read in parts on several threads
+    /// The most bytes of a part when one file is read in parts on several threads
     /// ([`StateReader::visit_file_parallel`]; default 8 MiB): a file of less than two parts
     /// is read as one stream.
     pub part_bytes: usize,

@@ -92,6 +92,9 @@ pub fn state_chunks(data: &[u8]) {
     for read_size in [1 << 20, 1 + a as usize % 64] {
         parallel_agrees(&set, text, read_size, &one_shot);
     }
+    // The file read in parts of its bytes on two threads, the parts as small as the input
+    // picks (every resource boundary near a part's start).
+    parts_agree(&set, text, 1 + (b as usize) % 97, &one_shot);
     // Where serde_json's envelope parse reads the file, the reader agrees.
     let Ok(s) = std::str::from_utf8(text) else {
         return;
@@ -161,6 +164,52 @@ fn parallel_agrees(
             );
         }
         _ => assert_eq!(&parallel, one_shot, "visit_parallel differs"),
+    }
+}
+
+/// `visit_file_parallel` on two threads with parts of `part_bytes` or more gives
+/// `one_shot`'s instances (those before an error too) and error.
+fn parts_agree(
+    set: &SchemaSet,
+    text: &[u8],
+    part_bytes: usize,
+    one_shot: &Result<Vec<String>, String>,
+) {
+    let path = std::env::temp_dir().join(format!(
+        "tfwire-parts-{}-{:?}.tfstate",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&path, text).expect("a scratch file");
+    let mut lines = Vec::new();
+    let options = ReaderOptions::default().with_part_bytes(part_bytes);
+    let parts = StateReader::visit_file_parallel(
+        &path,
+        options,
+        set,
+        &DecodeOptions::default(),
+        2,
+        Vec::new,
+        |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+        |acc| acc,
+        |acc| lines.extend(acc),
+    )
+    .map(|_| lines.clone())
+    .map_err(|e| e.to_string());
+    let _ = std::fs::remove_file(&path);
+    match (&parts, one_shot) {
+        (Err(e), Err(want)) => {
+            assert_eq!(e, want, "visit_file_parallel's error differs");
+            let mut before = Vec::new();
+            let _ = StateReader::new(text).visit(set, &DecodeOptions::default(), |item, o| {
+                before.push(line(item, o))
+            });
+            assert_eq!(
+                lines, before,
+                "visit_file_parallel's instances before the error differ"
+            );
+        }
+        _ => assert_eq!(&parts, one_shot, "visit_file_parallel differs"),
     }
 }
 
