@@ -8,9 +8,11 @@ mod batches;
 mod common;
 #[path = "support/readme.rs"]
 mod readme;
+#[path = "support/run.rs"]
+mod run;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use datafusion::common::stats::Precision;
 use datafusion::physical_plan::statistics::{StatisticsArgs, StatisticsContext};
@@ -19,10 +21,7 @@ use serde_json::json;
 use tfwire::sql::Fleet;
 
 fn tfwire(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tfwire"))
-        .args(args)
-        .output()
-        .unwrap()
+    run::tfwire(args, b"")
 }
 
 fn toy_fleet() -> Fleet {

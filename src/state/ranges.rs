@@ -324,11 +324,14 @@ impl Total {
 impl StateReader<File> {
     /// Reads the state file at `path` as [`StateReader::visit_parallel_map`] reads a state,
     /// with the same instances in the same order and the same error, but in parts of the
-    /// file's bytes on `jobs` threads with no thread walking the whole file first (see the
-    /// [module](self) docs): each part's instances are folded into one accumulator made by
-    /// `init`, turned by `map` on the thread that read them, and handed to `sink` in file
-    /// order on the calling thread. A file of less than two parts
-    /// ([`ReaderOptions::part_bytes`]), or `jobs` 1, is read by
+    /// file's bytes on `jobs` threads with no thread walking the whole file first. A part's
+    /// walk starts where its bytes first look like a resource (a `{` and the key `mode` with
+    /// `"managed"` or `"data"`, or `module` with a string) and stops before the first
+    /// resource of the next part; a part counts only when the part before stopped exactly
+    /// where it started, else the calling thread reads it again from there. Each part's
+    /// instances are folded into one accumulator made by `init`, turned by `map` on the
+    /// thread that read them, and handed to `sink` in file order on the calling thread. A
+    /// file of less than two parts ([`ReaderOptions::part_bytes`]), or `jobs` 1, is read by
     /// [`StateReader::visit_parallel_map`].
     ///
     /// ```
@@ -500,6 +503,13 @@ impl StateReader<File> {
                 }
             }
             stop();
+            // A resource after the last part's end (the file grew while it was read): the
+            // rest is read here.
+            if let Some(at) = expected {
+                let index = total.summary.resources;
+                let (summary, end) = shared.read_here(at, index, None, &mut sink)?;
+                total.add(summary, &end);
+            }
             total.finish()
         })
     }
