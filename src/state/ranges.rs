@@ -404,9 +404,10 @@ impl StateReader<File> {
         let window = jobs.saturating_mul(2);
         let (done_tx, done) = mpsc::channel::<(usize, thread::Result<PartDone<B>>)>();
         thread::scope(|scope| {
+            let mut workers = Vec::with_capacity(jobs);
             for _ in 0..jobs {
                 let (gate, parts, shared, done_tx) = (&gate, &parts, &shared, done_tx.clone());
-                scope.spawn(move || loop {
+                workers.push(scope.spawn(move || loop {
                     let k = {
                         let Ok(mut g) = gate.0.lock() else { return };
                         while !g.stop
@@ -429,7 +430,7 @@ impl StateReader<File> {
                     if done_tx.send((k, part)).is_err() {
                         return;
                     }
-                });
+                }));
             }
             drop(done_tx);
             let stop = || {
@@ -438,79 +439,90 @@ impl StateReader<File> {
                 }
                 gate.1.notify_all();
             };
-            let mut early = BTreeMap::new();
-            let mut total = Total::default();
-            // Where the next resource starts, as the parts that counted read it (`None`:
-            // they read to the end of the state).
-            let mut expected = Some(0);
-            for (k, range) in parts.iter().enumerate() {
-                let part = loop {
-                    if let Some(part) = early.remove(&k) {
-                        break part;
-                    }
-                    match done.recv() {
-                        Ok((j, Ok(part))) => {
-                            early.insert(j, part);
+            let mut read = || -> Result<Summary, StateError> {
+                let mut early = BTreeMap::new();
+                let mut total = Total::default();
+                // Where the next resource starts, as the parts that counted read it (`None`:
+                // they read to the end of the state).
+                let mut expected = Some(0);
+                for (k, range) in parts.iter().enumerate() {
+                    let part = loop {
+                        if let Some(part) = early.remove(&k) {
+                            break part;
                         }
-                        Ok((_, Err(panic))) => {
-                            stop();
-                            std::panic::resume_unwind(panic);
-                        }
-                        // (Every worker has ended: they all took their parts.)
-                        Err(_) => {
-                            break PartDone {
-                                start: None,
-                                made: None,
-                                walked: Ok(Default::default()),
+                        match done.recv() {
+                            Ok((j, Ok(part))) => {
+                                early.insert(j, part);
                             }
-                        }
-                    }
-                };
-                if let Ok(mut g) = gate.0.lock() {
-                    g.sunk = k.saturating_add(1);
-                }
-                gate.1.notify_all();
-                let Some(at) = expected else { continue };
-                if at >= range.end {
-                    // (The part before read on past this one.)
-                    continue;
-                }
-                match part {
-                    PartDone {
-                        start: Some(start),
-                        made: Some(made),
-                        walked: Ok((summary, end)),
-                    } if start == at => {
-                        sink(made);
-                        total.add(summary, &end);
-                        expected = end.next;
-                    }
-                    _ => {
-                        // This part is read again here, from where the part before stopped.
-                        let stop_at = parts.get(k.saturating_add(1)).map(|p| p.start);
-                        let index = total.summary.resources;
-                        match shared.read_here(at, index, stop_at, &mut sink) {
-                            Ok((summary, end)) => {
-                                total.add(summary, &end);
-                                expected = end.next;
-                            }
-                            Err(e) => {
+                            Ok((_, Err(panic))) => {
                                 stop();
-                                return Err(e);
+                                std::panic::resume_unwind(panic);
+                            }
+                            // (Every worker has ended: they all took their parts.)
+                            Err(_) => {
+                                break PartDone {
+                                    start: None,
+                                    made: None,
+                                    walked: Ok(Default::default()),
+                                }
+                            }
+                        }
+                    };
+                    if let Ok(mut g) = gate.0.lock() {
+                        g.sunk = k.saturating_add(1);
+                    }
+                    gate.1.notify_all();
+                    let Some(at) = expected else { continue };
+                    if at >= range.end {
+                        // (The part before read on past this one.)
+                        continue;
+                    }
+                    match part {
+                        PartDone {
+                            start: Some(start),
+                            made: Some(made),
+                            walked: Ok((summary, end)),
+                        } if start == at => {
+                            sink(made);
+                            total.add(summary, &end);
+                            expected = end.next;
+                        }
+                        _ => {
+                            // This part is read again here, from where the part before stopped.
+                            let stop_at = parts.get(k.saturating_add(1)).map(|p| p.start);
+                            let index = total.summary.resources;
+                            match shared.read_here(at, index, stop_at, &mut sink) {
+                                Ok((summary, end)) => {
+                                    total.add(summary, &end);
+                                    expected = end.next;
+                                }
+                                Err(e) => {
+                                    stop();
+                                    return Err(e);
+                                }
                             }
                         }
                     }
                 }
-            }
+                stop();
+                // A resource after the last part's end (the file grew while it was read): the
+                // rest is read here.
+                if let Some(at) = expected {
+                    let index = total.summary.resources;
+                    let (summary, end) = shared.read_here(at, index, None, &mut sink)?;
+                    total.add(summary, &end);
+                }
+                total.finish()
+            };
+            let result = read();
             stop();
-            // A resource after the last part's end (the file grew while it was read): the
-            // rest is read here.
-            if let Some(at) = expected {
-                let index = total.summary.resources;
-                let (summary, end) = shared.read_here(at, index, None, &mut sink)?;
-                total.add(summary, &end);
+            // Joined here, not only at the scope's end: a join waits for the threads to exit,
+            // their thread-locals (a walk's spare buffer, the channel's wait context) freed.
+            for worker in workers {
+                // (A worker's panic came through its part's result.)
+                let _ = worker.join();
             }
-            total.finish()
+            result
         })
     }
 }

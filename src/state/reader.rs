@@ -292,8 +292,8 @@ impl<R: Read> StateReader<R> {
     }
 
     /// Before a resource (`first`: the first of `resources`) of a part that ends at `stop`:
-    /// true when the next resource starts at `stop` or after (its offset then in
-    /// `walk.stopped`); `None` when more input is needed to tell.
+    /// true when the next resource object (a `{`) starts at `stop` or after (its offset then
+    /// in `walk.stopped`); `None` when more input is needed to tell.
     fn stops_before(&self, walk: &mut Walk, stop: u64, first: bool) -> Option<bool> {
         let buf = self.buf.get(..self.end).unwrap_or_default();
         let i = tokens::ws(buf, self.start);
@@ -303,8 +303,11 @@ impl<R: Read> StateReader<R> {
             Some(_) => return Some(false),
             None => return (self.eof).then_some(false),
         };
-        if at >= buf.len() {
-            return (self.eof).then_some(false);
+        match buf.get(at) {
+            None => return (self.eof).then_some(false),
+            // (Not a resource: the walk's own step names the fault there, as one walk does.)
+            Some(&c) if c != b'{' => return Some(false),
+            Some(_) => {}
         }
         let offset = self.base.saturating_add(at as u64);
         walk.stopped = (offset >= stop).then_some(offset);
