@@ -361,3 +361,53 @@ fn every_case_written_back_equals_its_dump() {
     });
     assert!(run > 0);
 }
+
+/// A builder of some of the attributes' columns: their arrays are the full builder's, the
+/// rows the same; a value of another type is still an error; the side columns keep every
+/// column.
+#[test]
+fn a_builder_of_some_columns_equals_the_full_one_projected() {
+    let program = Program::from_type_json(
+        r#"["object",{"a":"string","b":["list","number"],"c":["map","bool"],"d":"dynamic"}]"#,
+    )
+    .unwrap();
+    let options = ArrowOptions::default();
+    let keep = |n: &str| n == "b" || n == "d";
+    let mut full = BatchBuilder::new(&program, &options).unwrap();
+    let mut some = BatchBuilder::with_attributes(&program, &options, keep).unwrap();
+    let bump = Bump::new();
+    for input in [
+        &br#"{"a":"x","b":[1,2.5],"c":{"k":true},"d":{"value":"v","type":"string"}}"#[..],
+        br#"{"b":null,"c":{}}"#,
+        br#"null"#,
+    ] {
+        let value = program.decode_json(input, &bump).unwrap();
+        full.append(&program, value).unwrap();
+        some.append(&program, value).unwrap();
+    }
+    let (full, some) = (full.finish().unwrap(), some.finish().unwrap());
+    assert_eq!(some.num_rows(), 3);
+    assert_eq!(
+        some.schema(),
+        Arc::new(full.schema().project(&[1, 3]).unwrap())
+    );
+    assert_eq!(some, full.project(&[1, 3]).unwrap());
+    // No column at all: the rows are still counted.
+    let mut none = BatchBuilder::with_attributes(&program, &options, |_| false).unwrap();
+    none.append(&program, tfwire::Value::Null).unwrap();
+    let none = none.finish().unwrap();
+    assert_eq!((none.num_rows(), none.num_columns()), (1, 0));
+    // A value of another object type is refused, as by the full builder.
+    let other = Program::from_type_json(r#"["object",{"a":"string"}]"#).unwrap();
+    let mut some = BatchBuilder::with_attributes(&program, &options, keep).unwrap();
+    let value = other.decode_json(br#"{"a":"x"}"#, &bump).unwrap();
+    let e = some.append(&other, value).unwrap_err();
+    assert!(
+        e.to_string().contains("an object of the builder's type"),
+        "{e}"
+    );
+    // With the side columns asked for, every column is built.
+    let side = ArrowOptions::default().with_unknown_paths(true);
+    let all = BatchBuilder::with_attributes(&program, &side, keep).unwrap();
+    assert_eq!(all.schema().fields().len(), 5);
+}

@@ -22,6 +22,11 @@ use crate::value::Value;
 pub struct BatchBuilder {
     schema: SchemaRef,
     columns: Vec<Column>,
+    /// The attributes the columns hold, by index in the type, when not all of them
+    /// ([`BatchBuilder::with_attributes`]).
+    attrs: Option<Box<[usize]>>,
+    /// The number of attributes of the type.
+    width: usize,
     /// What the columns cannot say ([`ArrowOptions::unknown_paths`],
     /// [`ArrowOptions::exact_numbers`]).
     side: SideColumns,
@@ -36,13 +41,75 @@ impl BatchBuilder {
         let Type::Object(o) = ty else {
             return Err(SchemaError::new("not an object type"));
         };
-        let columns = (o.attrs().iter())
+        let columns: Vec<Column> = (o.attrs().iter())
             .map(|(_, t)| Column::new(t, options))
             .collect();
         Ok(BatchBuilder {
             schema,
+            width: columns.len(),
             columns,
+            attrs: None,
             side: SideColumns::new(options),
+            rows: 0,
+        })
+    }
+
+    /// A builder of only the columns of the attributes `keep` says yes to (a reader that
+    /// asks for a few columns need not pay for the others); the batches' schema is
+    /// [`BatchBuilder::new`]'s without the others. The values are appended whole as always,
+    /// and a value not of the type is an error as always. With
+    /// [`ArrowOptions::unknown_paths`] or [`ArrowOptions::exact_numbers`] every column is
+    /// kept: the side columns speak of the whole value.
+    ///
+    /// ```
+    /// use bumpalo::Bump;
+    /// use tfwire::arrow::{ArrowOptions, BatchBuilder};
+    /// use tfwire::Program;
+    ///
+    /// let program = Program::from_type_json(r#"["object",{"id":"string","size":"number"}]"#)?;
+    /// let mut batch =
+    ///     BatchBuilder::with_attributes(&program, &ArrowOptions::default(), |n| n == "size")?;
+    /// let bump = Bump::new();
+    /// batch.append(&program, program.decode_json(br#"{"id":"a","size":8}"#, &bump)?)?;
+    /// let batch = batch.finish()?;
+    /// assert_eq!(batch.schema().fields().len(), 1);
+    /// assert_eq!(batch.schema().field(0).name(), "size");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_attributes(
+        program: &Program,
+        options: &ArrowOptions,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<BatchBuilder, SchemaError> {
+        let mut all = BatchBuilder::new(program, options)?;
+        let Type::Object(o) = program.root_type() else {
+            return Ok(all);
+        };
+        if options.unknown_paths || options.exact_numbers {
+            return Ok(all);
+        }
+        let kept: Vec<usize> = (o.attrs().iter().enumerate())
+            .filter(|(_, (name, _))| keep(name))
+            .map(|(i, _)| i)
+            .collect();
+        if kept.len() == all.columns.len() {
+            return Ok(all);
+        }
+        let schema = Arc::new(
+            all.schema
+                .project(&kept)
+                .map_err(|e| SchemaError::new(e.to_string()))?,
+        );
+        let mut columns: Vec<Option<Column>> = all.columns.drain(..).map(Some).collect();
+        let columns = (kept.iter())
+            .filter_map(|&i| columns.get_mut(i).and_then(Option::take))
+            .collect();
+        Ok(BatchBuilder {
+            schema,
+            columns,
+            attrs: Some(kept.into_boxed_slice()),
+            width: all.width,
+            side: all.side,
             rows: 0,
         })
     }
@@ -70,12 +137,27 @@ impl BatchBuilder {
         match value {
             Value::Object(object) => {
                 let names = program.attr_names(object.op());
-                if names.len() != self.columns.len() || object.attrs().len() != names.len() {
+                let values = object.attrs();
+                if names.len() != self.width || values.len() != names.len() {
                     return Err(mismatch("an object of the builder's type", value));
                 }
-                for ((column, name), v) in self.columns.iter_mut().zip(names).zip(object.attrs()) {
-                    if !column.append_scalar(*v) {
-                        notes.enter_attr(name, |u| column.append(program, *v, u))?;
+                match &self.attrs {
+                    None => {
+                        for ((column, name), v) in self.columns.iter_mut().zip(names).zip(values) {
+                            if !column.append_scalar(*v) {
+                                notes.enter_attr(name, |u| column.append(program, *v, u))?;
+                            }
+                        }
+                    }
+                    Some(attrs) => {
+                        for (column, &i) in self.columns.iter_mut().zip(attrs.iter()) {
+                            let (Some(name), Some(v)) = (names.get(i), values.get(i)) else {
+                                return Err(mismatch("an object of the builder's type", value));
+                            };
+                            if !column.append_scalar(*v) {
+                                notes.enter_attr(name, |u| column.append(program, *v, u))?;
+                            }
+                        }
                     }
                 }
             }

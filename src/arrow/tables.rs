@@ -83,6 +83,9 @@ const INSTANCES: [&str; 13] = [
 pub struct StateTables {
     options: ArrowOptions,
     parts: Parts,
+    /// The attribute columns the types' tables fill, when not all
+    /// ([`StateTables::with_columns`]).
+    columns: Option<Arc<[String]>>,
     /// Instances added since the last finish.
     added: usize,
     /// Each type's tables, one per value type met, in the order met.
@@ -238,6 +241,7 @@ impl StateTables {
         StateTables {
             options: *options,
             parts: Parts::default(),
+            columns: None,
             added: 0,
             types: BTreeMap::new(),
             instances: InstancesTable {
@@ -254,6 +258,45 @@ impl StateTables {
         self
     }
 
+    /// These tables filling, of the types' attribute columns, only those named `columns`
+    /// (the envelope's are always filled): a reader of a few columns need not build the
+    /// others. The rows are the same (every instance that decoded, decoded whole); the
+    /// batches have only the named attribute columns, in the type's order.
+    ///
+    /// ```
+    /// use tfwire::arrow::{ArrowOptions, Parts, StateTables};
+    /// use tfwire::state::{SchemaSet, StateReader};
+    /// use tfwire::DecodeOptions;
+    ///
+    /// let mut set = SchemaSet::new();
+    /// set.add_json(r#"{"provider_schemas":{"registry.terraform.io/hashicorp/null":{
+    ///   "resource_schemas":{"null_resource":{"version":0,"block":{"attributes":{
+    ///     "id":{"type":"string"},"triggers":{"type":["map","string"]}}}}}}}}"#)?;
+    /// let state = br#"{"version":4,"resources":[{"mode":"managed","type":"null_resource",
+    ///   "name":"a","provider":"provider[\"registry.terraform.io/hashicorp/null\"]",
+    ///   "instances":[{"attributes":{"id":"x","triggers":{"k":"v"}}}]}]}"#;
+    /// let mut tables = StateTables::new(&ArrowOptions::default())
+    ///     .with_parts(Parts::default().with_instances(false))
+    ///     .with_columns(["id"]);
+    /// StateReader::new(&state[..]).visit(&set, &DecodeOptions::default(), |item, outcome| {
+    ///     tables.add("a.tfstate", item, outcome).unwrap();
+    /// })?;
+    /// let batches = tables.finish()?;
+    /// let schema = batches[0].1.schema();
+    /// let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    /// assert_eq!(names.last(), Some(&"id"));
+    /// assert!(!names.contains(&"triggers"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_columns<I, S>(mut self, columns: I) -> StateTables
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.columns = Some(columns.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// The schema of a resource type's table whose values are of `program`'s type (the
     /// envelope, then a column per attribute), as [`finish`](StateTables::finish) makes its
     /// batches.
@@ -261,7 +304,7 @@ impl StateTables {
         program: &crate::Program,
         options: &ArrowOptions,
     ) -> Result<SchemaRef, crate::SchemaError> {
-        TypeTable::new(program, options).map(|t| t.schema)
+        TypeTable::new(program, options, None).map(|t| t.schema)
     }
 
     /// The schema of the `instances` table.
@@ -316,7 +359,7 @@ impl StateTables {
         let i = match tables.iter().position(same) {
             Some(i) => i,
             None => {
-                let table = TypeTable::new(m.program, &self.options)
+                let table = TypeTable::new(m.program, &self.options, self.columns.as_deref())
                     .map_err(|e| ArrowError::SchemaError(e.to_string()))?;
                 tables.push(table);
                 tables.len().saturating_sub(1)
@@ -410,11 +453,19 @@ impl StateTables {
 }
 
 impl TypeTable {
+    /// The table of `program`'s values, with only the attribute columns named `columns`
+    /// (`None`: all).
     fn new(
         program: &crate::Program,
         options: &ArrowOptions,
+        columns: Option<&[String]>,
     ) -> Result<TypeTable, crate::SchemaError> {
-        let values = BatchBuilder::new(program, options)?;
+        let values = match columns {
+            None => BatchBuilder::new(program, options)?,
+            Some(names) => {
+                BatchBuilder::with_attributes(program, options, |n| names.iter().any(|c| c == n))?
+            }
+        };
         let mut fields: Vec<Field> = ENVELOPE
             .iter()
             .map(|&n| match n {

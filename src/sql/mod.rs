@@ -10,9 +10,11 @@
 //! scan of `instances` filtered on `type`; filters on the other envelope columns (`module`,
 //! `mode`, `name`, `provider`, `address`) step over the resources they rule out
 //! ([`SchemaSet::only_resources`], `filters.rs`); `instances` writes the `attributes` DUMP
-//! only when the column is asked for. (A type's own instances are decoded whole: a program projected
-//! on the columns asked for would accept some that the full decode rejects, and a table's
-//! rows are the instances that decode.) A scan is DataFusion's file scan of the states
+//! only when the column is asked for. A type's own instances are decoded whole, and only the
+//! columns asked for are built ([`StateTables::with_columns`](crate::arrow::StateTables::with_columns)).
+//! (Not a program projected on those columns: faster where instances have attributes the
+//! schema lacks, but it accepts those instances, which the full decode rejects, and a table's
+//! rows are the instances that decode — `perf/optimizations.md`, Q3 and Q13.) A scan is DataFusion's file scan of the states
 //! (`scan.rs`), the files dealt out by size over the session's target partitions
 //! (`table.rs`), one large file read in parts of its bytes on the partition's threads
 //! ([`StateReader::visit_file_parallel`](crate::state::StateReader::visit_file_parallel)); its

@@ -310,7 +310,8 @@ impl FileOpener for FleetOpener {
         let mut worker = (self.worker.lock())
             .map_err(|_| DataFusionError::Internal("a scan's reader thread failed".into()))?;
         let arrow = source.fleet.inner.options.arrow;
-        let worker = worker.get_or_insert_with(|| start_worker(arrow, self.parts));
+        let (parts, schema) = (self.parts, self.schema.clone());
+        let worker = worker.get_or_insert_with(|| start_worker(arrow, parts, schema));
         worker
             .send((job, tx))
             .map_err(|_| DataFusionError::Internal("a scan's reader thread ended".into()))?;
@@ -322,10 +323,11 @@ impl FileOpener for FleetOpener {
 fn start_worker(
     arrow: crate::arrow::ArrowOptions,
     parts: Parts,
+    schema: SchemaRef,
 ) -> std::sync::mpsc::Sender<(Job, BatchSender)> {
     let (jobs, receiver) = std::sync::mpsc::channel::<(Job, BatchSender)>();
     std::thread::spawn(move || {
-        let fresh = || StateTables::new(&arrow).with_parts(parts);
+        let fresh = || tables_for(&arrow, parts, &schema);
         let mut tables = fresh();
         for (job, mut out) in receiver {
             // (Rows handed on, and whether every batch was taken.)
@@ -366,6 +368,16 @@ fn start_worker(
         }
     });
     jobs
+}
+
+/// Tables that fill `parts`, and of a type's table only the columns of `schema` (the
+/// scan's): the others are not built (the rows are the same).
+fn tables_for(arrow: &crate::arrow::ArrowOptions, parts: Parts, schema: &SchemaRef) -> StateTables {
+    let tables = StateTables::new(arrow).with_parts(parts);
+    match parts.types {
+        true => tables.with_columns(schema.fields().iter().map(|f| f.name().clone())),
+        false => tables,
+    }
 }
 
 /// What a partition's thread reads.
@@ -478,7 +490,7 @@ impl Job {
         type Run = (StateTables, Option<DataFusionError>);
         let init = || -> Run {
             (
-                StateTables::new(&inner.options.arrow).with_parts(self.parts),
+                tables_for(&inner.options.arrow, self.parts, &self.schema),
                 None,
             )
         };
