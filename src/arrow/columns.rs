@@ -81,29 +81,26 @@ impl BatchBuilder {
         options: &ArrowOptions,
         keep: impl Fn(&str) -> bool,
     ) -> Result<BatchBuilder, SchemaError> {
-        let mut all = BatchBuilder::new(program, options)?;
+        let all = BatchBuilder::new(program, options)?;
         let Type::Object(o) = program.root_type() else {
             return Ok(all);
         };
-        if options.unknown_paths || options.exact_numbers {
+        if options.unknown_paths || options.exact_numbers || o.attrs().iter().all(|(n, _)| keep(n))
+        {
             return Ok(all);
         }
-        let kept: Vec<usize> = (o.attrs().iter().enumerate())
-            .filter(|(_, (name, _))| keep(name))
-            .map(|(i, _)| i)
-            .collect();
-        if kept.len() == all.columns.len() {
-            return Ok(all);
+        let (mut kept, mut columns) = (Vec::new(), Vec::new());
+        for (i, ((name, _), column)) in o.attrs().iter().zip(all.columns).enumerate() {
+            if keep(name) {
+                kept.push(i);
+                columns.push(column);
+            }
         }
         let schema = Arc::new(
             all.schema
                 .project(&kept)
                 .map_err(|e| SchemaError::new(e.to_string()))?,
         );
-        let mut columns: Vec<Option<Column>> = all.columns.drain(..).map(Some).collect();
-        let columns = (kept.iter())
-            .filter_map(|&i| columns.get_mut(i).and_then(Option::take))
-            .collect();
         Ok(BatchBuilder {
             schema,
             columns,

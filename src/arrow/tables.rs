@@ -85,7 +85,7 @@ pub struct StateTables {
     parts: Parts,
     /// The attribute columns the types' tables fill, when not all
     /// ([`StateTables::with_columns`]).
-    columns: Option<Arc<[String]>>,
+    columns: Option<Box<[String]>>,
     /// Instances added since the last finish.
     added: usize,
     /// Each type's tables, one per value type met, in the order met.

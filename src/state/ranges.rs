@@ -491,16 +491,10 @@ impl StateReader<File> {
                             // This part is read again here, from where the part before stopped.
                             let stop_at = parts.get(k.saturating_add(1)).map(|p| p.start);
                             let index = total.summary.resources;
-                            match shared.read_here(at, index, stop_at, &mut sink) {
-                                Ok((summary, end)) => {
-                                    total.add(summary, &end);
-                                    expected = end.next;
-                                }
-                                Err(e) => {
-                                    stop();
-                                    return Err(e);
-                                }
-                            }
+                            // (An error ends the read: the workers are stopped below.)
+                            let (summary, end) = shared.read_here(at, index, stop_at, &mut sink)?;
+                            total.add(summary, &end);
+                            expected = end.next;
                         }
                     }
                 }
