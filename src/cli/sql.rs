@@ -10,6 +10,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use tfwire::sql::{Fleet, FleetOptions};
+use tfwire::DecodeOptions;
 
 use super::Failure;
 
@@ -48,6 +49,11 @@ pub struct SqlArgs {
     /// and counted on standard error (with --cluster, on each executor's).
     #[arg(long)]
     strict: bool,
+    /// Step over object attributes the schema does not have (schema drift: a state written
+    /// by another version of the provider) instead of failing the instance, as `tfwire
+    /// state --skip-unknown-attrs` does.
+    #[arg(long)]
+    skip_unknown_attrs: bool,
     /// Run the query on a Ballista cluster (`tfwire cluster`) whose scheduler is at URL
     /// (`df://HOST:PORT`); every executor must read the states and documents at the paths
     /// given.
@@ -103,6 +109,7 @@ pub fn run(args: SqlArgs) -> Result<(), Failure> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let options = FleetOptions::default()
+        .with_decode(DecodeOptions::default().with_skip_unknown_attributes(args.skip_unknown_attrs))
         .with_strict(args.strict)
         .with_load_threads(jobs);
     let fleet =

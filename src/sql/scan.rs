@@ -125,7 +125,8 @@ pub struct FleetSource {
 impl FleetSource {
     fn new(table: &FleetTable, mut spec: ScanSpec) -> FleetSource {
         let mut set = table.fleet().inner.set.clone();
-        let parts = match table.type_name() {
+        let mut resources = spec.resources.clone();
+        let parts = match table.of_type() {
             None => {
                 if let Some(types) = &spec.types {
                     set.only_types(types.iter().cloned());
@@ -133,16 +134,19 @@ impl FleetSource {
                 // (`attributes` is made only when asked for: [`FleetSource::parts_for`].)
                 Parts::default().with_types(false)
             }
-            Some(type_name) => {
-                // Only this type's instances decoded. (Whole: a program projected on the
-                // columns asked for would accept instances the full decode rejects — an
-                // attribute the schema lacks, outside the selection — and a table's rows are
-                // the instances that decode.)
+            Some((mode, type_name)) => {
+                // Only this type's instances decoded, and only those of the table's mode (a
+                // data source of the same name is another table). (Whole: a program
+                // projected on the columns asked for would accept instances the full decode
+                // rejects — an attribute the schema lacks, outside the selection — and a
+                // table's rows are the instances that decode.)
                 set.only_types([type_name.to_string()]);
+                let modes = resources.modes.take().unwrap_or_else(|| vec![mode]);
+                resources.modes = Some(modes.into_iter().filter(|m| *m == mode).collect());
                 Parts::default().with_instances(false)
             }
         };
-        set.only_resources(spec.resources.clone());
+        set.only_resources(resources);
         // (A plan from a cluster's scheduler names the count: bounded here.)
         spec.threads = spec.threads.clamp(1, MAX_THREADS_PER_FILE);
         let table_schema = TableSchema::from(table.schema_ref().clone());

@@ -41,9 +41,9 @@ impl FleetTable {
         &self.fleet
     }
 
-    /// The resource type of a type's table (`None`: `instances`).
-    pub(super) fn type_name(&self) -> Option<&str> {
-        self.of_type.as_ref().map(|(_, t)| t.as_str())
+    /// The mode and resource type of a type's table (`None`: `instances`).
+    pub(super) fn of_type(&self) -> Option<(Mode, &str)> {
+        self.of_type.as_ref().map(|(m, t)| (*m, t.as_str()))
     }
 
     /// The table's columns.
