@@ -99,12 +99,12 @@ fn tfwire(args: &[&str]) -> Output {
 /// column (nulls too); with the `cluster` feature, the same query on a loopback cluster
 /// (`support/cluster.rs`) returns the same rows, in the same order.
 fn rows(corpus: &Corpus, query: &str) -> Vec<Json> {
-    let fleet = Fleet::open(
-        corpus.states.clone(),
-        corpus.docs.clone(),
-        FleetOptions::default(),
-    )
-    .unwrap();
+    rows_with(corpus, query, FleetOptions::default())
+}
+
+/// [`rows`], the fleet decoding with `options`.
+fn rows_with(corpus: &Corpus, query: &str, options: FleetOptions) -> Vec<Json> {
+    let fleet = Fleet::open(corpus.states.clone(), corpus.docs.clone(), options).unwrap();
     let config = || SessionConfig::new().with_target_partitions(2);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let batches = runtime.block_on(async {
@@ -458,4 +458,57 @@ fn q12_filters_on_the_envelope() {
         .collect();
     assert!(!want.is_empty());
     assert_eq!(rows(c, &query), want);
+}
+
+/// With the drift option the instances holding attributes their schema lacks are rows (their
+/// other attributes as `tfwire state --skip-unknown-attrs` decodes them), and a scan of a few
+/// of a type's columns decodes only those (a projected program).
+#[test]
+fn q13_drifted_instances_with_the_drift_option() {
+    let Some(c) = corpus() else { return };
+    let mut args = vec!["state", "--skip-unknown-attrs", "--format", "ndjson"];
+    args.extend(["--type", "aws_instance"]);
+    let docs: Vec<String> = c.docs.iter().map(|d| d.display().to_string()).collect();
+    for d in &docs {
+        args.extend(["--schemas", d]);
+    }
+    let states: Vec<String> = c.states.iter().map(|s| s.display().to_string()).collect();
+    args.extend(states.iter().map(String::as_str));
+    let out = tfwire(&args);
+    let lines: Vec<Json> = (String::from_utf8(out.stdout).unwrap().lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|l: &Json| l["mode"] == "managed" && l["status"] == "ok")
+        .collect();
+    let options = FleetOptions::default()
+        .with_decode(tfwire::DecodeOptions::default().with_skip_unknown_attributes(true));
+    let got = rows_with(
+        c,
+        "SELECT _file, _address, instance_type, tags['Name'] AS name FROM aws_instance \
+         ORDER BY _file, _address",
+        options,
+    );
+    let mut want: Vec<(String, String, Json, Json)> = (lines.iter())
+        .map(|l| {
+            let s = |v: &Json| v.as_str().unwrap().to_string();
+            let v = &l["value"];
+            (
+                s(&l["file"]),
+                s(&l["address"]),
+                v["instance_type"].clone(),
+                v["tags"]["Name"].clone(),
+            )
+        })
+        .collect();
+    want.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let want: Vec<Json> = (want.into_iter())
+        .map(|(f, a, t, n)| json!({"_file": f, "_address": a, "instance_type": t, "name": n}))
+        .collect();
+    // (More rows than without the option: the corpus has drifted `aws_instance` states.)
+    let strict = ok_of(c, "aws_instance", "managed").len();
+    assert!(
+        want.len() > strict,
+        "{} rows, {strict} without the option",
+        want.len()
+    );
+    assert_eq!(got, want);
 }

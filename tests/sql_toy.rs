@@ -242,48 +242,71 @@ fn command_line_on_the_toy_state() {
 }
 
 /// `--skip-unknown-attrs`: an instance holding an attribute its schema lacks (schema drift)
-/// is a row, with its known attributes; without it the instance fails.
+/// is a row, with its known attributes; without it the instance fails. With it, a scan of
+/// some of a type's attributes decodes only those (EXPLAIN: `decodes=[…]`), so an instance
+/// whose other attributes hold a value of the wrong type is a row too.
 #[test]
 fn skip_unknown_attrs_keeps_drifted_instances() {
     let (schemas, state) = (
         common::toy_state_file("toy.schemas.json"),
         common::toy_state_file("toy.tfstate"),
     );
-    let query = "SELECT _name, _deposed, name FROM toy_server ORDER BY _address";
     let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
-    let without = tfwire(&[
-        "sql",
-        "-f",
-        "csv",
-        "--schemas",
-        &schemas,
-        "--states",
-        &state,
-        query,
-    ]);
+    let sql = |drift: bool, query: &str| {
+        let mut args = vec![
+            "sql",
+            "-f",
+            "csv",
+            "--schemas",
+            &schemas,
+            "--states",
+            &state,
+        ];
+        if drift {
+            args.push("--skip-unknown-attrs");
+        }
+        args.push(query);
+        let out = tfwire(&args);
+        assert_eq!(out.status.code(), Some(0), "{query}: {}", text(&out.stderr));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let failed =
+        |n: u32| format!("tfwire: {n} instances failed to decode (not in their type's table)\n");
+    let query = "SELECT _name, _deposed, name FROM toy_server ORDER BY _address";
     assert_eq!(
-        text(&without.stdout),
-        "_name,_deposed,name\nweb,,web-0\nweb,3f2a9c1b,web-0\n"
+        sql(false, query),
+        (
+            "_name,_deposed,name\nweb,,web-0\nweb,3f2a9c1b,web-0\n".into(),
+            failed(2)
+        )
     );
-    let args = [
-        "sql",
-        "--skip-unknown-attrs",
-        "-f",
-        "csv",
-        "--schemas",
-        &schemas,
-    ];
-    let with = tfwire(&[&args[..], &["--states", &state, query]].concat());
-    assert_eq!(with.status.code(), Some(0));
+    // Decoding `name` only: web[1]'s disk size, not a number, is stepped over.
     assert_eq!(
-        text(&with.stdout),
-        "_name,_deposed,name\nprimary,,db\nweb,,web-0\nweb,3f2a9c1b,web-0\n"
+        sql(true, query),
+        (
+            "_name,_deposed,name\nprimary,,db\nweb,,web-0\nweb,3f2a9c1b,web-0\nweb,,web-1\n".into(),
+            String::new()
+        )
     );
-    // (toy_server.web[1] still fails: its disk size is not a number.)
+    // Decoding `disk` too: web[1] fails.
+    let query = "SELECT _name, name, disk[1]['size'] AS size FROM toy_server ORDER BY _address";
     assert_eq!(
-        text(&with.stderr),
-        "tfwire: 1 instances failed to decode (not in their type's table)\n"
+        sql(true, query),
+        (
+            "_name,name,size\nprimary,db,\nweb,web-0,10.0\nweb,web-0,\n".into(),
+            failed(1)
+        )
     );
+    let explain = |drift: bool| sql(drift, "EXPLAIN SELECT name, port FROM toy_server").0;
+    assert!(
+        explain(true).contains("decodes=[name, port]"),
+        "{}",
+        explain(true)
+    );
+    assert!(!explain(false).contains("decodes="), "{}", explain(false));
+    // All of the type's attributes: the whole program.
+    let all = sql(true, "EXPLAIN SELECT * FROM toy_server").0;
+    assert!(!all.contains("decodes="), "{all}");
 }
 
 /// The README's SQL example, run as written: in a folder holding the toy state and its

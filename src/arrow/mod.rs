@@ -49,4 +49,5 @@ pub use columns::BatchBuilder;
 pub use schema::{
     data_type, schema, ArrowOptions, INEXACT_COLUMN, JSON_EXTENSION, UNKNOWNS_COLUMN,
 };
+pub(crate) use tables::ENVELOPE_COLUMNS;
 pub use tables::{Parts, StateTables, INSTANCES_TABLE};

@@ -21,7 +21,7 @@ pub const INSTANCES_TABLE: &str = "instances";
 
 /// The envelope's columns in a resource type's table, before the attributes': underscored,
 /// as providers use `name`, `type` and `address` for attributes.
-const ENVELOPE: [&str; 9] = [
+pub(crate) const ENVELOPE_COLUMNS: [&str; 9] = [
     "_file",
     "_address",
     "_module",
@@ -466,7 +466,7 @@ impl TypeTable {
                 BatchBuilder::with_attributes(program, options, |n| names.iter().any(|c| c == n))?
             }
         };
-        let mut fields: Vec<Field> = ENVELOPE
+        let mut fields: Vec<Field> = ENVELOPE_COLUMNS
             .iter()
             .map(|&n| match n {
                 "_schema_version" => Field::new(n, DataType::Int64, false),
@@ -479,7 +479,7 @@ impl TypeTable {
         Ok(TypeTable {
             ty: program.root_type().clone(),
             program: std::ptr::from_ref(program) as usize,
-            envelope: Envelope::new(ENVELOPE.len().saturating_sub(1)),
+            envelope: Envelope::new(ENVELOPE_COLUMNS.len().saturating_sub(1)),
             values,
             schema: Arc::new(Schema::new(fields)),
         })

@@ -21,7 +21,8 @@ per resource type the documents define (`aws_instance`; `data.aws_ami` for a dat
 schema `data`): a row per instance that decoded, the envelope as _file, _address,
 _module, _mode, _name, _index_key, _deposed, _provider, _schema_version, then a typed column per
 attribute and block (see README, Typed columns). A scan of a type's table steps over the other
-types' instances undecoded (its own are decoded whole). EXPLAIN works.";
+types' instances undecoded (its own are decoded whole; with --skip-unknown-attrs only the
+attributes asked for). EXPLAIN works.";
 
 #[derive(Args, Debug)]
 #[command(after_help = ABOUT)]
@@ -51,7 +52,8 @@ pub struct SqlArgs {
     strict: bool,
     /// Step over object attributes the schema does not have (schema drift: a state written
     /// by another version of the provider) instead of failing the instance, as `tfwire
-    /// state --skip-unknown-attrs` does.
+    /// state --skip-unknown-attrs` does. A scan then decodes only the attributes the query
+    /// asks for: an instance whose other attributes hold a value of the wrong type is a row.
     #[arg(long)]
     skip_unknown_attrs: bool,
     /// Run the query on a Ballista cluster (`tfwire cluster`) whose scheduler is at URL

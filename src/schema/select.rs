@@ -77,6 +77,19 @@ impl Selection {
         Ok(Selection { paths })
     }
 
+    /// The object attributes `names`, each whole (any name: no notation parsed).
+    #[cfg(feature = "sql")]
+    pub(crate) fn attributes<I, S>(names: I) -> Selection
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let paths = names.into_iter().map(|n| vec![SelectStep::Attr(n.into())]);
+        Selection {
+            paths: paths.collect(),
+        }
+    }
+
     /// No paths: nothing is selected.
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty()

@@ -10,12 +10,17 @@
 //! scan of `instances` filtered on `type`; filters on the other envelope columns (`module`,
 //! `mode`, `name`, `provider`, `address`) step over the resources they rule out
 //! ([`SchemaSet::only_resources`], `filters.rs`); `instances` writes the `attributes` DUMP
-//! only when the column is asked for. A type's own instances are decoded whole, and only the
-//! columns asked for are built ([`StateTables::with_columns`](crate::arrow::StateTables::with_columns)).
-//! (Not a program projected on those columns: faster where instances have attributes the
-//! schema lacks, but it accepts those instances, which the full decode rejects, and a table's
-//! rows are the instances that decode — `perf/optimizations.md`, Q3 and Q13.) A scan is DataFusion's file scan of the states
-//! (`scan.rs`), the files dealt out by size over the session's target partitions
+//! only when the column is asked for. Of a type's own instances only the columns asked for
+//! are built ([`StateTables::with_columns`](crate::arrow::StateTables::with_columns)), and
+//! the instances are decoded whole — except with the drift option
+//! ([`DecodeOptions::skip_unknown_attributes`]), under which the full decode steps over
+//! attributes the schema lacks as a projection does: then a scan of some of a type's
+//! attributes decodes only those (a program projected on them, [`SchemaSet::select`];
+//! EXPLAIN shows `decodes=[…]`), and an instance whose other attributes hold a value of the
+//! wrong type is a row too. (Without the option, a projected program would make rows of the
+//! instances holding attributes their schema lacks, which the full decode rejects, and a
+//! table's rows are the instances that decode: `perf/optimizations.md`, Q3 and Q13.) A scan
+//! is DataFusion's file scan of the states (`scan.rs`), the files dealt out by size over the session's target partitions
 //! (`table.rs`), one large file read in parts of its bytes on the partition's threads
 //! ([`StateReader::visit_file_parallel`](crate::state::StateReader::visit_file_parallel)); its
 //! statistics are the files' sizes and, once known, the table's rows (`stats.rs`). Instances that fail to decode are not rows of their type's table;

@@ -39,6 +39,7 @@ use super::filters::describe;
 use super::table::FleetTable;
 use super::Fleet;
 use crate::arrow::{Parts, StateTables};
+use crate::schema::Selection;
 use crate::state::{InstanceRef, Outcome, ReaderOptions, ResourceFilter, SchemaSet, StateReader};
 
 /// Most threads one file is read with.
@@ -136,10 +137,8 @@ impl FleetSource {
             }
             Some((mode, type_name)) => {
                 // Only this type's instances decoded, and only those of the table's mode (a
-                // data source of the same name is another table). (Whole: a program
-                // projected on the columns asked for would accept instances the full decode
-                // rejects — an attribute the schema lacks, outside the selection — and a
-                // table's rows are the instances that decode.)
+                // data source of the same name is another table); whole, or with the drift
+                // option only the columns read (`FleetSource::decoded_attributes`).
                 set.only_types([type_name.to_string()]);
                 let modes = resources.modes.take().unwrap_or_else(|| vec![mode]);
                 resources.modes = Some(modes.into_iter().filter(|m| *m == mode).collect());
@@ -206,10 +205,12 @@ impl FileSource for FleetSource {
             true => self.parts.with_attributes(names.contains(&"attributes")),
             false => self.parts,
         };
+        let set = self.projected_set();
         let opener = Arc::new(FleetOpener {
             source: self.clone(),
             worker: Mutex::default(),
             parts,
+            set,
             schema,
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
@@ -257,6 +258,9 @@ impl FileSource for FleetSource {
         if !self.spec.resources.is_empty() {
             write!(f, ", resources=[{}]", describe(&self.spec.resources))?;
         }
+        if let Some(attributes) = self.decoded_attributes() {
+            write!(f, ", decodes=[{}]", attributes.join(", "))?;
+        }
         write!(f, ", threads_per_file={}", self.spec.threads)
     }
 
@@ -279,12 +283,47 @@ impl FleetSource {
     fn table_is_instances(&self) -> bool {
         self.spec.table == crate::arrow::INSTANCES_TABLE
     }
+
+    /// The attributes a scan decodes, when not all: with the drift option
+    /// (`skip_unknown_attributes`), a type's table scan of some of its attribute columns
+    /// decodes only those ([`SchemaSet::select`]: the others stepped over, checked as JSON
+    /// only), since the full decode then steps over attributes the schema lacks as a
+    /// projection does; an instance whose left-out attributes hold a value of the wrong type
+    /// is then a row. Without it, all (a projection would make rows of instances that hold an
+    /// attribute the schema lacks, which the full decode rejects).
+    fn decoded_attributes(&self) -> Option<Vec<&str>> {
+        if !self.fleet.inner.options.decode.skip_unknown_attributes || self.table_is_instances() {
+            return None;
+        }
+        let fields = self.table_schema.file_schema().fields();
+        let attributes: Vec<&str> = (self.projection.file_indices.iter())
+            .filter_map(|&i| fields.get(i).map(|f| f.name().as_str()))
+            .filter(|n| !crate::arrow::ENVELOPE_COLUMNS.contains(n))
+            .collect();
+        let all = fields
+            .len()
+            .saturating_sub(crate::arrow::ENVELOPE_COLUMNS.len());
+        (!attributes.is_empty() && attributes.len() < all).then_some(attributes)
+    }
+
+    /// The documents a scan decodes with: projected on [`FleetSource::decoded_attributes`].
+    fn projected_set(&self) -> Arc<SchemaSet> {
+        let Some(attributes) = self.decoded_attributes() else {
+            return self.set.clone();
+        };
+        let mut set = SchemaSet::clone(&self.set);
+        set.select(Selection::attributes(attributes));
+        Arc::new(set)
+    }
 }
 
 /// Opens the files of a scan's partition: each is read on the partition's reader thread.
 struct FleetOpener {
     source: FleetSource,
     parts: Parts,
+    /// The documents, restricted to the types the scan decodes (and, with the drift option,
+    /// projected on the columns read: [`FleetSource::projected_set`]).
+    set: Arc<SchemaSet>,
     /// The columns read.
     schema: SchemaRef,
     /// The partition's reader thread, started at its first file: the partition's files are
@@ -303,12 +342,15 @@ impl FileOpener for FleetOpener {
             threads: source.spec.threads,
             fleet: source.fleet.clone(),
             table: source.spec.table.clone(),
-            set: source.set.clone(),
+            set: self.set.clone(),
             parts: self.parts,
             file: state_path(&file),
             schema: self.schema.clone(),
             failed: AtomicU64::new(0),
-            counts_rows: source.spec.types.is_none() && source.spec.resources.is_empty(),
+            // (A projected scan's rows may be more than the full decode's: not counted.)
+            counts_rows: source.spec.types.is_none()
+                && source.spec.resources.is_empty()
+                && Arc::ptr_eq(&self.set, &source.set),
         };
         let (tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
         let mut worker = (self.worker.lock())
