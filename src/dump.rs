@@ -551,7 +551,8 @@ mod tests {
             "<&>",
         ];
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for len in 0..crate::test_rng::rounds(120, 70) {
+        // (Under Miri every third length: with the 16-byte blocks, every residue is met.)
+        for len in (0..crate::test_rng::rounds(120, 70)).step_by(crate::test_rng::rounds(1, 3)) {
             for _ in 0..crate::test_rng::rounds(20, 1) {
                 let mut s = String::new();
                 while s.len() < len {
@@ -674,7 +675,7 @@ mod tests {
         for len in (0..70usize).step_by(crate::test_rng::rounds(1, 9)) {
             let base: Vec<u8> = (0..len).map(|i| plain[i % plain.len()]).collect();
             assert_eq!(first_special(&base), len, "len {len}");
-            for at in (0..len).step_by(crate::test_rng::rounds(1, 5)) {
+            for at in (0..len).step_by(crate::test_rng::rounds(1, 11)) {
                 for &sp in &specials {
                     let mut b = base.clone();
                     b[at] = sp;

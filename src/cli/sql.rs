@@ -152,7 +152,8 @@ pub fn run(args: SqlArgs) -> Result<(), Failure> {
     let (schema, batches) = result.map_err(query_failure)?;
     let failed = fleet.failed();
     if failed > 0 {
-        eprintln!("tfwire: {failed} instances failed to decode (not in their type's table)");
+        let noun = if failed == 1 { "instance" } else { "instances" };
+        eprintln!("tfwire: {failed} {noun} failed to decode (not in their type's table)");
     }
     let written = write(&args, schema, &batches);
     // The process ends here: its memory goes back whole, not piece by piece (the documents'
