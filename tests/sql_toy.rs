@@ -32,6 +32,19 @@ fn toy_fleet() -> Fleet {
     .unwrap()
 }
 
+/// `query`'s rows over `fleet`, in a new session, as JSON objects.
+fn rows_of(
+    fleet: &Fleet,
+    runtime: &tokio::runtime::Runtime,
+    query: &str,
+) -> Vec<serde_json::Value> {
+    runtime.block_on(async {
+        let ctx = SessionContext::new();
+        fleet.register(&ctx).unwrap();
+        batches::rows_json(&ctx.sql(query).await.unwrap().collect().await.unwrap())
+    })
+}
+
 /// A scan's row count is unknown until a scan without filters has read the table's files
 /// whole; then it is the rows they held (inexact: planning only).
 #[test]
@@ -77,13 +90,7 @@ fn a_scan_counts_rows_once_known() {
 fn envelope_filters_step_over_undecoded() {
     let fleet = toy_fleet();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let run = |query: &str| {
-        runtime.block_on(async {
-            let ctx = SessionContext::new();
-            fleet.register(&ctx).unwrap();
-            batches::rows_json(&ctx.sql(query).await.unwrap().collect().await.unwrap())
-        })
-    };
+    let run = |query: &str| rows_of(&fleet, &runtime, query);
     let address = |a: &str| json!({"_address": a});
     // Both failing instances (web[1], and primary in module.app.module.db["eu"]) decoded.
     let all = run("SELECT _address FROM toy_server ORDER BY _address");
@@ -150,13 +157,7 @@ fn a_data_source_of_a_resource_types_name_is_another_table() {
     );
     let fleet = Fleet::new(vec![state], vec![doc]).unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let run = |query: &str| {
-        runtime.block_on(async {
-            let ctx = SessionContext::new();
-            fleet.register(&ctx).unwrap();
-            batches::rows_json(&ctx.sql(query).await.unwrap().collect().await.unwrap())
-        })
-    };
+    let run = |query: &str| rows_of(&fleet, &runtime, query);
     assert_eq!(
         run("SELECT _mode, id FROM toy_thing"),
         [json!({"_mode": "managed", "id": "m"})]
