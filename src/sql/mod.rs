@@ -19,12 +19,14 @@
 //! EXPLAIN shows `decodes=[…]`), and an instance whose other attributes hold a value of the
 //! wrong type is a row too. (Without the option, a projected program would make rows of the
 //! instances holding attributes their schema lacks, which the full decode rejects, and a
-//! table's rows are the instances that decode: `perf/optimizations.md`, Q3 and Q13.) A scan
-//! is DataFusion's file scan of the states (`scan.rs`), the files dealt out by size over the session's target partitions
-//! (`table.rs`), one large file read in parts of its bytes on the partition's threads
+//! table's rows are the instances that decode: `perf/optimizations.md`, Q3 and Q13.)
+//!
+//! A scan is DataFusion's file scan of the states (`scan.rs`), the files dealt out by size
+//! over the session's target partitions (`table.rs`), one large file read in parts of its
+//! bytes on the partition's threads
 //! ([`StateReader::visit_file_parallel`](crate::state::StateReader::visit_file_parallel)); its
-//! statistics are the files' sizes and, once known, the table's rows (`stats.rs`). Instances that fail to decode are not rows of their type's table;
-//! [`Fleet::failed`] counts them (or, with [`FleetOptions::strict`], the first fails the
+//! statistics are the files' sizes and, once known, the table's rows (`stats.rs`). Instances
+//! that fail to decode are not rows of their type's table; [`Fleet::failed`] counts them (or, with [`FleetOptions::strict`], the first fails the
 //! query). On a Ballista cluster: the module `cluster` (the `cluster` feature).
 //!
 //! ```

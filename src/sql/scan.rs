@@ -140,8 +140,8 @@ impl FleetSource {
                 // data source of the same name is another table); whole, or with the drift
                 // option only the columns read (`FleetSource::decoded_attributes`).
                 set.only_types([type_name.to_string()]);
-                let modes = resources.modes.take().unwrap_or_else(|| vec![mode]);
-                resources.modes = Some(modes.into_iter().filter(|m| *m == mode).collect());
+                let keeps_mode = (resources.modes.as_ref()).is_none_or(|m| m.contains(&mode));
+                resources.modes = Some(if keeps_mode { vec![mode] } else { Vec::new() });
                 Parts::default().with_instances(false)
             }
         };
@@ -205,12 +205,11 @@ impl FileSource for FleetSource {
             true => self.parts.with_attributes(names.contains(&"attributes")),
             false => self.parts,
         };
-        let set = self.projected_set();
         let opener = Arc::new(FleetOpener {
             source: self.clone(),
             worker: Mutex::default(),
             parts,
-            set,
+            projected: self.projected_set(),
             schema,
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
@@ -306,14 +305,13 @@ impl FleetSource {
         (!attributes.is_empty() && attributes.len() < all).then_some(attributes)
     }
 
-    /// The documents a scan decodes with: projected on [`FleetSource::decoded_attributes`].
-    fn projected_set(&self) -> Arc<SchemaSet> {
-        let Some(attributes) = self.decoded_attributes() else {
-            return self.set.clone();
-        };
+    /// The documents projected on [`FleetSource::decoded_attributes`], when the scan decodes
+    /// only some attributes.
+    fn projected_set(&self) -> Option<Arc<SchemaSet>> {
+        let attributes = self.decoded_attributes()?;
         let mut set = SchemaSet::clone(&self.set);
         set.select(Selection::attributes(attributes));
-        Arc::new(set)
+        Some(Arc::new(set))
     }
 }
 
@@ -321,9 +319,9 @@ impl FleetSource {
 struct FleetOpener {
     source: FleetSource,
     parts: Parts,
-    /// The documents, restricted to the types the scan decodes (and, with the drift option,
-    /// projected on the columns read: [`FleetSource::projected_set`]).
-    set: Arc<SchemaSet>,
+    /// The scan's documents projected on the columns read, when it decodes only those
+    /// ([`FleetSource::projected_set`]; `None`: the source's).
+    projected: Option<Arc<SchemaSet>>,
     /// The columns read.
     schema: SchemaRef,
     /// The partition's reader thread, started at its first file: the partition's files are
@@ -342,7 +340,7 @@ impl FileOpener for FleetOpener {
             threads: source.spec.threads,
             fleet: source.fleet.clone(),
             table: source.spec.table.clone(),
-            set: self.set.clone(),
+            set: self.projected.as_ref().unwrap_or(&source.set).clone(),
             parts: self.parts,
             file: state_path(&file),
             schema: self.schema.clone(),
@@ -350,7 +348,7 @@ impl FileOpener for FleetOpener {
             // (A projected scan's rows may be more than the full decode's: not counted.)
             counts_rows: source.spec.types.is_none()
                 && source.spec.resources.is_empty()
-                && Arc::ptr_eq(&self.set, &source.set),
+                && self.projected.is_none(),
         };
         let (tx, rx) = mpsc::channel::<Result<RecordBatch, DataFusionError>>(2);
         let mut worker = (self.worker.lock())
