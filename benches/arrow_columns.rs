@@ -8,7 +8,8 @@
 //! - `arrow_json`: arrow-json's `ReaderBuilder::new(schema).build_decoder()` over the NDJSON.
 //!
 //! `Throughput::Elements` (rows): the ratios asked are rows per second.
-//! Run: `cargo bench --features arrow --bench arrow_columns`.
+//! Run: `cargo bench --features arrow --bench arrow_columns`; one contender alone, for
+//! callgrind or an A/B of two builds: `ARROW_COLUMNS_CALLGRIND=tfwire_json:11` (below).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -127,6 +128,26 @@ fn bench(c: &mut Criterion) {
     let a = written(tfwire_json(&mut bump));
     assert_eq!(a, written(tfwire_msgpack(&mut bump)));
     assert_eq!(a, written(arrow_json()));
+
+    // `ARROW_COLUMNS_CALLGRIND=CONTENDER:N`: that contender N times and nothing else, for
+    // instruction counts (`valgrind --tool=callgrind`: the count of N=11 less that of N=1,
+    // over 10) or a time a round (on stderr) to compare two builds.
+    if let Ok(spec) = std::env::var("ARROW_COLUMNS_CALLGRIND") {
+        let (name, n) = spec.split_once(':').expect("CONTENDER:N");
+        let n: u32 = n.parse().expect("a count");
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            match name {
+                "tfwire_json" => drop(black_box(tfwire_json(&mut bump))),
+                "tfwire_msgpack" => drop(black_box(tfwire_msgpack(&mut bump))),
+                "arrow_json" => drop(black_box(arrow_json())),
+                _ => panic!("no contender {name}"),
+            }
+        }
+        let per = start.elapsed().as_secs_f64() / f64::from(n.max(1));
+        eprintln!("{name}: {n} rounds, {:.1} µs a round", per * 1e6);
+        return;
+    }
 
     // Interleaved rounds (each contender ~40 ms a round, in turn), medians: the figures of
     // record, as `tfwire bench` takes them.

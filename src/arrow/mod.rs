@@ -49,5 +49,6 @@ pub use columns::BatchBuilder;
 pub use schema::{
     data_type, schema, ArrowOptions, INEXACT_COLUMN, JSON_EXTENSION, UNKNOWNS_COLUMN,
 };
+#[cfg(feature = "sql")]
 pub(crate) use tables::ENVELOPE_COLUMNS;
 pub use tables::{Parts, StateTables, INSTANCES_TABLE};
