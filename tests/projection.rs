@@ -167,6 +167,44 @@ fn a_projected_decode_steps_over_the_rest() {
     let bad = br#"{"id":"i-1","tags":{"a":tru},"ebs":[]}"#;
     let e = program.decode_json(bad, &bump).unwrap_err();
     assert_eq!((e.path(), e.offset()), (".tags", Some(24)), "{e}");
+    // A string or `null` stepped over is checked as the skip checks it: escapes, control
+    // bytes, UTF-8, the literal's letters (whitespace before it allowed).
+    for (bad, kind, offset) in [
+        (
+            &br#"{"id":"i-1","tags":"a\qb","ebs":[]}"#[..],
+            tfwire::ErrorKind::InvalidUtf8,
+            21,
+        ),
+        (
+            b"{\"id\":\"i-1\",\"tags\":\"a\x01b\",\"ebs\":[]}",
+            tfwire::ErrorKind::Syntax,
+            21,
+        ),
+        (
+            b"{\"id\":\"i-1\",\"tags\":\"a\xffb\",\"ebs\":[]}",
+            tfwire::ErrorKind::InvalidUtf8,
+            21,
+        ),
+        (
+            br#"{"id":"i-1","tags": nul,"ebs":[]}"#,
+            tfwire::ErrorKind::Syntax,
+            20,
+        ),
+        (br#"{"id":"i-1","tags":"ab"#, tfwire::ErrorKind::Eof, 19),
+    ] {
+        let e = program.decode_json(bad, &bump).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path(), e.offset()),
+            (kind, ".tags", Some(offset)),
+            "{e}"
+        );
+    }
+    let spaced = br#"{"id":"i-1","tags":  "x" ,"pair":  null,"ebs":[]}"#;
+    let value = program.decode_json(spaced, &bump).unwrap();
+    assert_eq!(
+        dump::to_string(&program, value).unwrap(),
+        r#"{"ebs":[],"id":"i-1"}"#
+    );
     // A type reason inside a part stepped over is not checked (the full decode rejects it).
     let mistyped = br#"{"id":"i-1","tags":{"a":[]},"ebs":[]}"#;
     assert!(full.decode_json(mistyped, &bump).is_err());

@@ -124,8 +124,8 @@ fn skip_key(buf: &[u8], i: usize) -> Result<usize, Pending> {
 }
 
 /// Skips and checks the string whose opening quote is at `at`.
-#[inline]
-fn skip_string(buf: &[u8], at: usize) -> Result<usize, Pending> {
+#[inline(always)]
+pub(super) fn skip_string(buf: &[u8], at: usize) -> Result<usize, Pending> {
     let start = at.wrapping_add(1);
     let (end, flags) = scan_string(buf, start, at)?;
     if flags != 0 {
