@@ -26,8 +26,9 @@
 //! bytes on the partition's threads
 //! ([`StateReader::visit_file_parallel`](crate::state::StateReader::visit_file_parallel)); its
 //! statistics are the files' sizes and, once known, the table's rows (`stats.rs`). Instances
-//! that fail to decode are not rows of their type's table; [`Fleet::failed`] counts them (or, with [`FleetOptions::strict`], the first fails the
-//! query). On a Ballista cluster: the module `cluster` (the `cluster` feature).
+//! that fail to decode are not rows of their type's table; [`Fleet::failed`] counts them
+//! (or, with [`FleetOptions::strict`], the first fails the query). On a Ballista cluster:
+//! the module `cluster` (the `cluster` feature).
 //!
 //! ```
 //! use datafusion::prelude::SessionContext;

@@ -6,7 +6,6 @@
 
 use super::number::{number, short_number};
 use super::scan::{colon, eof, expected, literal, unexpected, ws};
-use super::skip::{skip, skip_string};
 use super::string::{scan_string, string_body, ESCAPED, NON_ASCII};
 use super::Decoder;
 use crate::decode::common::{find_name, AttrTable, Pending};
@@ -376,19 +375,8 @@ impl<'a> Decoder<'a> {
                 && (self.options.skip_unknown_attributes || table.projected)
                 && raw.len() <= self.options.limits.max_string_len as usize =>
             {
-                // A string or `null` (most such values) stepped over here, without the
-                // general skip's call and stack; any other value by it.
-                let v = ws(self.buf, self.pos);
-                let stepped = match self.buf.get(v) {
-                    Some(b'"') => skip_string(self.buf, v),
-                    Some(b'n') => literal(self.buf, v, b"null"),
-                    _ => {
-                        let depth = self.c.skip_depth(0);
-                        let max_depth = self.options.limits.max_depth;
-                        skip(self.buf, v, &mut self.skip_stack, depth, max_depth)
-                    }
-                };
-                self.pos = stepped.map_err(|e| e.in_attr(&String::from_utf8_lossy(raw)))?;
+                self.skip_element()
+                    .map_err(|e| e.in_attr(&String::from_utf8_lossy(raw)))?;
                 Ok(None)
             }
             Some(j) => {
@@ -446,10 +434,7 @@ impl<'a> Decoder<'a> {
         if key.len() > max as usize {
             return Err(string_limit(key.len(), max, at));
         }
-        let depth = self.c.skip_depth(0);
-        let max_depth = self.options.limits.max_depth;
-        self.pos = skip(self.buf, self.pos, &mut self.skip_stack, depth, max_depth)
-            .map_err(|e| e.in_attr(key))?;
+        self.skip_element().map_err(|e| e.in_attr(key))?;
         Ok(())
     }
 }

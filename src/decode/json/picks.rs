@@ -4,7 +4,7 @@
 //! not, are read here (`tuple`).
 
 use super::scan::ws;
-use super::skip::skip;
+use super::skip::skip_value;
 use super::{Decoder, VALUE};
 use crate::decode::common::{map_complete, seq_complete, Pending};
 use crate::decode::slots::Slots;
@@ -84,11 +84,12 @@ impl<'a> Decoder<'a> {
         Ok(Value::Tuple(out.finish(Value::Null)))
     }
 
-    /// Steps over the element at `pos` (an error in it is the caller's to place).
+    /// Steps over the value at `pos` (an error in it is the caller's to place).
+    #[inline(always)]
     pub(super) fn skip_element(&mut self) -> Result<(), Pending> {
         let depth = self.c.skip_depth(0);
         let max_depth = self.options.limits.max_depth;
-        self.pos = skip(self.buf, self.pos, &mut self.skip_stack, depth, max_depth)?;
+        self.pos = skip_value(self.buf, self.pos, &mut self.skip_stack, depth, max_depth)?;
         Ok(())
     }
 
