@@ -6,6 +6,7 @@
 
 use super::number::{number, short_number};
 use super::scan::{colon, eof, expected, literal, unexpected, ws};
+use super::skip::skip_value;
 use super::string::{scan_string, string_body, ESCAPED, NON_ASCII};
 use super::Decoder;
 use crate::decode::common::{find_name, AttrTable, Pending};
@@ -375,7 +376,11 @@ impl<'a> Decoder<'a> {
                 && (self.options.skip_unknown_attributes || table.projected)
                 && raw.len() <= self.options.limits.max_string_len as usize =>
             {
-                self.skip_element()
+                // (`skip_value` itself, not `skip_element`'s call: most keys of a
+                // projection's objects come here.)
+                let depth = self.c.skip_depth(0);
+                let max_depth = self.options.limits.max_depth;
+                self.pos = skip_value(self.buf, self.pos, &mut self.skip_stack, depth, max_depth)
                     .map_err(|e| e.in_attr(&String::from_utf8_lossy(raw)))?;
                 Ok(None)
             }

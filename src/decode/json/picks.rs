@@ -85,7 +85,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// Steps over the value at `pos` (an error in it is the caller's to place).
-    #[inline(always)]
+    #[inline]
     pub(super) fn skip_element(&mut self) -> Result<(), Pending> {
         let depth = self.c.skip_depth(0);
         let max_depth = self.options.limits.max_depth;
