@@ -30,6 +30,8 @@ enum Key<'t> {
     Leaf(Op),
     Tuple(Vec<OpId>),
     Object(Vec<(&'t str, OpId)>),
+    /// A projection's object: its attributes, and every name of the type it projects.
+    Projected(Vec<(&'t str, OpId)>, &'t [String]),
 }
 
 struct Compiler<'t> {
@@ -120,6 +122,10 @@ impl Program {
         program.code.type_json = ty.to_string().into_boxed_str();
         program.code.root_type = ty;
         program.code.projected = !selection.is_empty();
+        if !program.code.key_orders.is_empty() {
+            let ops = program.code.ops.len();
+            program.code.key_orders.resize(ops, Span::default());
+        }
         if let Err(e) = program.code.validate() {
             unreachable!("the compiler built an invalid projection: {e}");
         }
@@ -180,6 +186,7 @@ impl<'t> Compiler<'t> {
                     root_type: Type::Dynamic,
                     concrete: !ty.has_dynamic(),
                     projected: false,
+                    key_orders: Vec::new(),
                     item_limits: vec![ItemLimits::default()],
                     picks: Vec::new(),
                     selections: Vec::new(),
@@ -194,9 +201,15 @@ impl<'t> Compiler<'t> {
         if let Some(&id) = self.seen.get(&key) {
             return id;
         }
+        let id = self.push_new(op);
+        self.seen.insert(key, id);
+        id
+    }
+
+    /// `op` as a new op (not looked up among those made).
+    fn push_new(&mut self, op: Op) -> OpId {
         let id = OpId(u32::try_from(self.program.code.ops.len()).expect("fewer than 2^32 ops"));
         self.program.code.ops.push(op);
-        self.seen.insert(key, id);
         id
     }
 
@@ -286,6 +299,13 @@ impl<'t> Compiler<'t> {
         let Key::Object(attrs) = &key else {
             unreachable!("built above")
         };
+        let id = self.object_op_uncached(attrs);
+        self.seen.insert(key, id);
+        id
+    }
+
+    /// A new object op of the attributes `attrs` (not looked up among those made).
+    fn object_op_uncached(&mut self, attrs: &[(&'t str, OpId)]) -> OpId {
         let span = span(self.program.code.attr_names.len(), attrs.len());
         for &(name, op) in attrs {
             let code = self.program.code.ops[op.index()];
@@ -294,22 +314,49 @@ impl<'t> Compiler<'t> {
             self.program.code.longest_attr_name = self.program.code.longest_attr_name.max(len);
             self.program.code.attr_names.push(name.into());
         }
-        self.push(key, Op::Object { attrs: span })
+        self.push_new(Op::Object { attrs: span })
     }
 }
 
 /// A projection's shapes ([`Program::select`]): compiled as their types are, with a pick op
-/// over each collection that keeps only some elements.
+/// over each collection that keeps only some elements, and each object's key order.
 impl<'t> Compiler<'t> {
+    /// The object op of a projection's object of the attributes `attrs`, projected from a
+    /// type of the attributes `all`: an object op with its key order (`Code::key_orders`).
+    fn projected_object_op(&mut self, attrs: Vec<(&'t str, OpId)>, all: &'t [String]) -> OpId {
+        let key = Key::Projected(attrs.clone(), all);
+        if let Some(&id) = self.seen.get(&key) {
+            return id;
+        }
+        // (Its own op, not shared with an object of the same attributes and another order.)
+        let id = self.object_op_uncached(&attrs);
+        self.seen.insert(key, id);
+        let dynamic = self.push(Key::Leaf(Op::Dynamic), Op::Dynamic);
+        let order = span(self.program.code.attrs.len(), all.len());
+        let mut selected = attrs.iter().peekable();
+        for name in all {
+            let entry = match selected.next_if(|(n, _)| *n == name.as_str()) {
+                Some(&(_, op)) => AttrEntry::new(name, op, self.program.code.ops[op.index()]),
+                None => AttrEntry::stepped_over(name, dynamic),
+            };
+            self.program.code.attrs.push(entry);
+            self.program.code.attr_names.push(name.as_str().into());
+        }
+        let orders = &mut self.program.code.key_orders;
+        orders.resize(self.program.code.ops.len(), Span::default());
+        orders[id.index()] = order;
+        id
+    }
+
     fn shape(&mut self, shape: &'t Shape) -> OpId {
         match shape {
             Shape::Whole(ty) => self.compile(ty, None, ItemLimits::default()),
-            Shape::Object { attrs, .. } => {
+            Shape::Object { attrs, all, .. } => {
                 let attrs = attrs
                     .iter()
                     .map(|(name, s)| (name.as_str(), self.shape(s)))
                     .collect();
-                self.object_op(attrs)
+                self.projected_object_op(attrs, all)
             }
             Shape::List { elem, picks } => {
                 let elem = self.shape(elem);

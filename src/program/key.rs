@@ -38,6 +38,9 @@ pub(crate) struct AttrEntry {
     /// `json` is also what Go's JSON encoder writes for the name (no HTML characters, no
     /// U+2028/2029): the encoder copies it.
     json_is_go: bool,
+    /// An entry of a projection's key order for an attribute it does not select: its value
+    /// is stepped over (`op` and `code` are then those of `dynamic` and not used).
+    pub(crate) stepped_over: bool,
 }
 
 impl AttrEntry {
@@ -76,6 +79,16 @@ impl AttrEntry {
             json_key_mask,
             json,
             json_is_go,
+            stepped_over: false,
+        }
+    }
+
+    /// The entry of attribute `name` in a projection's key order when the projection does not
+    /// select it (`dynamic`, op `dynamic`, stands in for its op: no decoder reads it).
+    pub(crate) fn stepped_over(name: &str, dynamic: OpId) -> AttrEntry {
+        AttrEntry {
+            stepped_over: true,
+            ..AttrEntry::new(name, dynamic, Op::Dynamic)
         }
     }
 
@@ -145,6 +158,13 @@ impl AttrEntry {
     pub(crate) fn matches_block(&self, block: &[u8; WIDE], buf: &[u8], at: usize) -> bool {
         eq_mask(block, &self.wide) & self.mask == self.mask
             && (self.mask != u32::MAX || self.long_tail_matches(buf, at))
+    }
+
+    /// True if `block` (32 bytes of the input) starts with this key and the key is shorter
+    /// than the block (a longer one is never matched here).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn matches_short_block(&self, block: &[u8; WIDE]) -> bool {
+        eq_mask(block, &self.wide) & self.mask == self.mask && self.mask != u32::MAX
     }
 
     /// For a key of 32 bytes or more, whose first 32 bytes matched: the rest.

@@ -4,7 +4,10 @@
 //! once from a [`Type`] (or a schema block) and validates it, and every executor in `decode`
 //! runs over it. Ops are 12 bytes; cold data (item limits, attribute names, tuple members)
 //! sits in side tables. Object ops keep their attributes sorted by name, with each name
-//! pre-encoded as the MessagePack and JSON key bytes the executors compare against.
+//! pre-encoded as the MessagePack and JSON key bytes the executors compare against. A
+//! projection's object op also has its type's whole key order (`Code::key_orders`): the
+//! executors match each key against the next name in it and step over the values of the
+//! names not selected, as a full decode matches and decodes them.
 //! Identical sub-types share one op. Beside the code, a program holds the runtime cache of
 //! the programs of `dynamic` values' concrete types (`dyncache`). `Program` is `Send + Sync`.
 
@@ -13,6 +16,7 @@
 
 pub(crate) mod dyncache;
 pub(crate) mod key;
+mod validate;
 
 use std::fmt;
 
@@ -40,7 +44,7 @@ impl fmt::Display for OpId {
 }
 
 /// A contiguous range in one of the program's side tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Span {
     pub start: u32,
     pub len: u32,
@@ -239,6 +243,12 @@ pub(crate) struct Code {
     /// A projection ([`Program::select`]): object attributes the type does not have are
     /// stepped over (validated, not decoded), whatever the options say.
     pub(crate) projected: bool,
+    /// Indexed by op (empty when no op has one): the key order of a projection's object op,
+    /// a span of `attrs` and `attr_names` holding every attribute of the object type it was
+    /// projected from, in name order; the selected ones (its own `attrs`, in the same order)
+    /// with their ops, the others marked [`AttrEntry::stepped_over`](key::AttrEntry). An
+    /// empty span for every other op.
+    pub(crate) key_orders: Vec<Span>,
 }
 
 /// Options for one decode (the drift options and the item-count check).
@@ -371,6 +381,19 @@ impl Program {
         }
     }
 
+    /// The key order of projected object op `op` ([`Code::key_orders`]): its type's whole
+    /// attribute list, in name order, and their names; empty for any other op.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn key_order(&self, op: OpId) -> (&[key::AttrEntry], &[Box<str>]) {
+        match self.code.key_orders.get(op.index()) {
+            Some(span) if span.len != 0 => (
+                self.code.attrs.get(span.range()).unwrap_or(&[]),
+                self.code.attr_names.get(span.range()).unwrap_or(&[]),
+            ),
+            _ => (&[], &[]),
+        }
+    }
+
     /// The attribute names of object op `op`.
     pub(crate) fn attr_names(&self, op: OpId) -> &[Box<str>] {
         match self.code.ops.get(op.index()) {
@@ -385,55 +408,6 @@ impl Program {
 #[allow(clippy::panic)] // (an internal invariant, not input: see `Program::op`)
 fn foreign_id(id: OpId) -> ! {
     panic!("op id {id} is not in this program (ids are validated when a program is built)")
-}
-
-impl Code {
-    /// Checks that every id and span in the code is in range and that each attribute entry's
-    /// copy of its op matches the op: what lets the executors index without fallbacks.
-    pub(crate) fn validate(&self) -> Result<(), String> {
-        let op_ok = |id: OpId| id.index() < self.ops.len();
-        let span_ok = |span: Span, len: usize| span.range().end <= len;
-        if !op_ok(self.root) {
-            return Err(format!("root {} out of range", self.root));
-        }
-        for (i, op) in self.ops.iter().enumerate() {
-            let ok = match *op {
-                Op::String | Op::Number | Op::Bool | Op::Dynamic => true,
-                Op::List { elem, items } | Op::Set { elem, items } => {
-                    op_ok(elem) && (items.0 as usize) < self.item_limits.len()
-                }
-                Op::Map { elem } => op_ok(elem),
-                Op::Tuple { elems } => {
-                    span_ok(elems, self.tuple_elems.len())
-                        && self
-                            .tuple_elems
-                            .get(elems.range())
-                            .is_some_and(|e| e.iter().all(|&id| op_ok(id)))
-                }
-                Op::Pick { of, picks } => {
-                    (picks.0 as usize) < self.picks.len()
-                        && matches!(
-                            self.ops.get(of.index()),
-                            Some(Op::List { .. } | Op::Tuple { .. } | Op::Map { .. })
-                        )
-                }
-                Op::DynamicSelect { selection } => (selection.0 as usize) < self.selections.len(),
-                Op::Object { attrs } => {
-                    span_ok(attrs, self.attrs.len())
-                        && span_ok(attrs, self.attr_names.len())
-                        && self.attrs.get(attrs.range()).is_some_and(|entries| {
-                            entries
-                                .iter()
-                                .all(|e| self.ops.get(e.op.index()) == Some(&e.code))
-                        })
-                }
-            };
-            if !ok {
-                return Err(format!("op @{i} ({op:?}) refers outside the program"));
-            }
-        }
-        Ok(())
-    }
 }
 
 impl fmt::Debug for Program {

@@ -246,10 +246,13 @@ impl Type {
 pub(crate) enum Shape {
     /// The whole value.
     Whole(Type),
-    /// Some attributes of an object (sorted by name) and the optional ones among them.
+    /// Some attributes of an object (sorted by name) and the optional ones among them, and
+    /// the names of all the object's attributes (sorted: the order go-cty writes keys in, by
+    /// which a decoder steps over the others without looking them up).
     Object {
         attrs: Vec<(String, Shape)>,
         optional: Vec<String>,
+        all: Vec<String>,
     },
     /// A list's elements: all, or those at `picks` (sorted, no repeats).
     List {
@@ -279,7 +282,9 @@ impl Shape {
     pub(crate) fn to_type(&self) -> Type {
         match self {
             Shape::Whole(t) => t.clone(),
-            Shape::Object { attrs, optional } => {
+            Shape::Object {
+                attrs, optional, ..
+            } => {
                 let attrs = attrs.iter().map(|(n, s)| (n.clone(), s.to_type()));
                 let optional: Vec<&str> = optional.iter().map(String::as_str).collect();
                 match ObjectType::new(attrs, &optional) {
@@ -415,7 +420,12 @@ fn object(o: &ObjectType, paths: &[Cursor<'_>]) -> Result<Shape, SchemaError> {
         .filter(|n| attrs.iter().any(|(k, _)| k == *n))
         .cloned()
         .collect();
-    Ok(Shape::Object { attrs, optional })
+    let all = o.attrs().iter().map(|(n, _)| n.clone()).collect();
+    Ok(Shape::Object {
+        attrs,
+        optional,
+        all,
+    })
 }
 
 fn tuple(elems: &[Type], paths: &[Cursor<'_>]) -> Result<Shape, SchemaError> {

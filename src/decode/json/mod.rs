@@ -10,7 +10,9 @@
 //! from the type and get their slots at the opening bracket. Object keys are compared, quoted
 //! and with their colon, with the key expected after the last match (go-cty writes keys sorted
 //! and compact), so an expected key is never scanned; any other key is read in full and looked
-//! up. Dynamic wrappers live in `json_dynamic.rs`.
+//! up; a projection's objects compare keys with the whole key order of the type they were
+//! projected from and step over the values not selected (`key_order.rs`). Dynamic wrappers
+//! live in `dynamic.rs`.
 //!
 //! Semantics follow go-cty's `cty/json` with the design's §4 (the shared checkout's `DESIGN.md`): missing attributes are null,
 //! unknown attributes and duplicate keys are errors, the go-cty coercions (number from a
@@ -21,6 +23,7 @@ mod counted;
 mod dynamic;
 mod extent;
 mod items;
+mod key_order;
 mod number;
 mod picks;
 mod scan;
@@ -367,10 +370,18 @@ impl<'a> Decoder<'a> {
         let table = AttrTable::of(prog, attrs);
         let mut keys = 0u32;
         let mut more = self.first(b'}');
+        // A projection's object: keys compared with its type's whole key order
+        // (`key_order.rs`).
+        let mut in_order = !self.c.check_key_lengths;
+        if prog.code.projected && in_order && more {
+            if let Some((m, k)) = self.key_order_walk(prog, op, &mut out)? {
+                (more, keys, in_order) = (m, k, false);
+            }
+        }
         // Keys in order, as go-cty writes them: key `i` of the input is the expected attribute
         // `i`, compared quoted with its colon, and goes to slot `i`.
         // (Not when a name may exceed `max_string_len`: the slow path checks every length.)
-        if !self.c.check_key_lengths {
+        if in_order {
             while more {
                 let i = out.written();
                 let Some(entry) = table.entries.get(i) else {

@@ -116,6 +116,7 @@ pub(super) fn skip(
 }
 
 /// A key and its colon, in a skipped object.
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn skip_key(buf: &[u8], i: usize) -> Result<usize, Pending> {
     if buf.get(i) != Some(&b'"') {
         return Err(expected(buf, i, "a string key"));
@@ -137,6 +138,17 @@ pub(super) fn skip_value(
     match buf.get(v) {
         Some(b'"') => skip_string(buf, v),
         Some(b'n') => literal(buf, v, b"null"),
+        Some(b'f') => literal(buf, v, b"false"),
+        Some(b't') => literal(buf, v, b"true"),
+        Some(b'-' | b'0'..=b'9') => Ok(number(buf, v)?.0),
+        // An empty list or object in compact form (`[]`, `{}`: a container opened and
+        // closed, within any depth limit that lets a value be skipped at all).
+        Some(b'[') if buf.get(v.wrapping_add(1)) == Some(&b']') && depth > 0 => {
+            Ok(v.wrapping_add(2))
+        }
+        Some(b'{') if buf.get(v.wrapping_add(1)) == Some(&b'}') && depth > 0 => {
+            Ok(v.wrapping_add(2))
+        }
         _ => skip(buf, v, stack, depth, max_depth),
     }
 }

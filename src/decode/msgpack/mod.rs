@@ -240,7 +240,7 @@ impl<'a> Decoder<'a> {
         self.c.enter(at)?;
         let table = AttrTable::of(prog, attrs);
         if table.projected && !self.c.check_key_lengths {
-            self.object_projected(prog, &table, &mut out, len, at)?;
+            self.object_projected(prog, op, &table, &mut out, len, at)?;
             self.c.leave();
             return Ok(Value::Object(Object::from_slice(
                 op,

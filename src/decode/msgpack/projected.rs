@@ -1,8 +1,11 @@
 //! The object loop of a projected program ([`Program::select`]): most of the keys it meets
-//! name no selected attribute. Each key's first 32 bytes are loaded once and compared with
-//! the few selected attributes' pre-encoded keys; a short ASCII key that matches none is
-//! stepped over with its value right there (the value by the reader's skip, at the skip
-//! walk's pace). Any other key takes the general path (`object_key`: other encodings of a
+//! name no selected attribute. First the keys are compared with the projected type's whole
+//! key order (`Code::key_orders`), as the full decode compares them with its attributes: a
+//! selected attribute's value is decoded into the next slot, any other value stepped over at
+//! the skip walk's pace ([`value_end`]). From the first key that is not the next name on,
+//! each key's first 32 bytes are loaded once and compared with the few selected attributes'
+//! pre-encoded keys; a short ASCII key that matches none is stepped over with its value
+//! right there. Any other key takes the general path (`object_key`: other encodings of a
 //! name, errors).
 //!
 //! [`Program::select`]: crate::Program::select
@@ -10,9 +13,10 @@
 use super::reader::{is_one_byte, value_end};
 use super::Decoder;
 use crate::bytes::{first, is_ascii, non_ascii_mask, BLOCK};
-use crate::decode::common::{AttrTable, Pending, Seen};
+use crate::decode::common::{missing_attribute, AttrTable, Pending, Seen};
 use crate::decode::slots::Slots;
-use crate::program::Program;
+use crate::program::key::AttrEntry;
+use crate::program::{OpId, Program};
 use crate::value::Value;
 
 impl<'a> Decoder<'a> {
@@ -23,13 +27,25 @@ impl<'a> Decoder<'a> {
     pub(super) fn object_projected(
         &mut self,
         prog: &'a Program,
+        op: OpId,
         table: &AttrTable<'a>,
         out: &mut Slots<'a, Value<'a>>,
         len: u32,
         at_object: usize,
     ) -> Result<(), Pending> {
+        let (order, names) = prog.key_order(op);
+        let len = self.key_order_walk(prog, order, names, out, len)?;
         let n = table.entries.len();
-        let mut seen = Seen::new(self.bump, n, 0);
+        if len == 0 {
+            // (The walk fills the slots in order: the first not written is the first missing.)
+            return match table.entries.get(out.written()) {
+                Some(_) if !self.options.missing_attributes_null => {
+                    Err(missing_attribute(table.name(out.written()), at_object))
+                }
+                _ => Ok(()),
+            };
+        }
+        let mut seen = Seen::new(self.bump, n, out.written());
         out.fill_rest(Value::Null);
         let buf = self.r.buf;
         let max_key = self.options.limits.max_string_len as usize;
@@ -97,6 +113,85 @@ impl<'a> Decoder<'a> {
         }
         self.all_present(table, &seen, at_object)
     }
+}
+
+impl<'a> Decoder<'a> {
+    /// The first of `len` pairs read in the key order `order` (names `names`): while each key
+    /// is the next name's encoding, a selected attribute's value is pushed onto `out` and any
+    /// other stepped over. The pairs left, the first at the cursor.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn key_order_walk(
+        &mut self,
+        prog: &'a Program,
+        order: &'a [AttrEntry],
+        names: &'a [Box<str>],
+        out: &mut Slots<'a, Value<'a>>,
+        len: u32,
+    ) -> Result<u32, Pending> {
+        let buf = self.r.buf;
+        let (mut k, mut left) = (0usize, len);
+        loop {
+            let pos;
+            (pos, k, left) = stepped_over_run(buf, self.r.pos, order, k, left);
+            self.r.pos = pos;
+            // A selected name's key, a long key, or a value the run did not take (one near
+            // the input's end, or a fault the careful stepper names); else the order ends.
+            let Some(entry) = order.get(k).filter(|e| left > 0 && e.matches(buf, pos)) else {
+                return Ok(left);
+            };
+            left = left.wrapping_sub(1);
+            // The key's bytes are at `pos`: `pos + key.len() <= buf.len()`.
+            self.r.pos = pos.wrapping_add(entry.len());
+            let name = || names.get(k).map_or("", |n| n);
+            if entry.stepped_over {
+                self.skip_unknown_value(name)?;
+            } else {
+                let v = self
+                    .value(prog, entry.code, entry.op)
+                    .map_err(|e| e.in_attr(name()))?;
+                out.push(v);
+            }
+            k = k.wrapping_add(1);
+        }
+    }
+}
+
+/// Steps over pairs from `pos` while the key there is that of name `k` of `order` (then
+/// `k + 1`, …), a name stepped over and shorter than 32 bytes, and its value is short enough
+/// to be checked in the key's block ([`short_value_end`]) or well-formed for [`value_end`];
+/// at most `pairs` of them. Builds no error. The position, name and pairs left after the last
+/// pair stepped over.
+#[inline(always)]
+fn stepped_over_run(
+    buf: &[u8],
+    mut pos: usize,
+    order: &[AttrEntry],
+    mut k: usize,
+    mut pairs: u32,
+) -> (usize, usize, u32) {
+    while pairs > 0 {
+        let (Some(entry), Some(block)) = (
+            order.get(k),
+            buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()),
+        ) else {
+            break;
+        };
+        if !entry.stepped_over || !entry.matches_short_block(block) {
+            break;
+        }
+        let key_end = entry.len();
+        let end = match short_value_end(block, key_end, 0, pos) {
+            Some(end) => end,
+            None => match value_end(buf, pos.wrapping_add(key_end)) {
+                Some(end) => end,
+                None => break,
+            },
+        };
+        pos = end;
+        k = k.wrapping_add(1);
+        pairs = pairs.wrapping_sub(1);
+    }
+    (pos, k, pairs)
 }
 
 /// The bytes of the key at `at` (`block` holds its first 32 bytes) when it is a fixstr, or a
@@ -180,23 +275,33 @@ fn unselected_fixstr(m: u8, selected_lens: u32, max_key: usize) -> bool {
 #[inline(always)]
 fn short_pair_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
     let key_end = usize::from(block[0] & 0x1f).wrapping_add(1);
+    // (Bit 0 is the key's marker.)
+    short_value_end(block, key_end, first(key_end) & !1, at)
+}
+
+/// The value at `key_end` of `block` (the 32 bytes at `at`) when it lies in the block: a
+/// one-byte value (a scalar, an empty list or map), or a fixstr or str8 of ASCII bytes; its
+/// end in the input, else `None`. `key_text`: the bits of the key's bytes that must be ASCII
+/// too (none for a key already matched).
+#[inline(always)]
+fn short_value_end(block: &[u8; BLOCK], key_end: usize, key_text: u32, at: usize) -> Option<usize> {
     let vm = *block.get(key_end)?;
     // `text`: the bits of the string bytes (the key's and the value's), which must be ASCII.
+    let value_text = |end: usize, header: u32| first(end.min(BLOCK)) & !first(key_end) & !header;
     let (end, text) = if is_one_byte(vm) {
-        (key_end.wrapping_add(1), first(key_end))
+        (key_end.wrapping_add(1), 0)
     } else if (0xa0..=0xbf).contains(&vm) {
         let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));
-        (end, first(end.min(BLOCK)) & !(1 << key_end))
+        (end, value_text(end, 1 << key_end))
     } else if vm == 0xd9 {
         let end = key_end
             .wrapping_add(2)
             .wrapping_add(usize::from(*block.get(key_end.wrapping_add(1))?));
-        (end, first(end.min(BLOCK)) & !(3 << key_end))
+        (end, value_text(end, 3 << key_end))
     } else {
         return None;
     };
-    // (Bit 0 is the key's marker.)
-    (end <= BLOCK && non_ascii_mask(block) & text & !1 == 0).then(|| at.wrapping_add(end))
+    (end <= BLOCK && non_ascii_mask(block) & (text | key_text) == 0).then(|| at.wrapping_add(end))
 }
 
 #[cfg(test)]

@@ -1,0 +1,176 @@
+//! A projection's objects read in the key order of the type they were projected from
+//! (`Code::key_orders`): keys in order, with whitespace, names left out, keys no attribute
+//! has, keys out of order or repeated, in JSON and MessagePack, against the full decode
+//! restricted to the selection.
+
+#[path = "support/rng.rs"]
+mod rng;
+
+use bumpalo::Bump;
+use tfwire::schema::Selection;
+use tfwire::{dump, Program};
+
+use rng::Rng;
+
+/// A projection's objects compare keys with the projected type's whole key order: keys in
+/// order, with whitespace, with names left out, with keys no attribute has, out of order or
+/// repeated give what the full decode (with the drift option, for the unknown keys) gives
+/// restricted to the selection, in both encodings; a stepped-over value's error names it.
+#[test]
+fn projected_objects_read_keys_in_any_order() {
+    let ty = r#"["object",{"a":"string","b":"number","c":["list","string"],"d":"bool",
+        "e":["map","string"],"f":["object",{"x":"string"}],"g":"string","h":"number"}]"#;
+    let full = Program::from_type_json(ty).unwrap();
+    let program = full
+        .select(&Selection::parse(["b", "e", "h"]).unwrap())
+        .unwrap();
+    let pairs: [(&str, &str); 8] = [
+        ("a", r#""s""#),
+        ("b", "12"),
+        ("c", r#"["x",""]"#),
+        ("d", "false"),
+        ("e", r#"{"k":"v"}"#),
+        ("f", r#"{"x":"y"}"#),
+        ("g", "null"),
+        ("h", "-3.5"),
+    ];
+    let unknown = [
+        (r#""a0""#, "[1,{\"q\":\"r\"}]"),
+        (r#""zz""#, r#""u""#),
+        (r#""c1""#, "{}"),
+    ];
+    let drift = tfwire::DecodeOptions::default().with_skip_unknown_attributes(true);
+    let bump = Bump::new();
+    let mut rng = Rng(0x5eed_0b1e);
+    let rounds = if cfg!(miri) { 20 } else { 2000 };
+    for round in 0..rounds {
+        let mut keys: Vec<(String, &str)> = pairs
+            .iter()
+            .filter(|_| round % 2 == 0 || rng.below(4) != 0)
+            .map(|&(k, v)| (format!("{k:?}"), v))
+            .collect();
+        if round % 3 == 1 {
+            for _ in 0..rng.below(3) {
+                let (k, v) = unknown[rng.index(unknown.len())];
+                let at = rng.index(keys.len() + 1);
+                keys.insert(at, (k.to_string(), v));
+            }
+        }
+        if round % 5 == 2 && keys.len() > 1 {
+            let (i, j) = (rng.index(keys.len()), rng.index(keys.len()));
+            keys.swap(i, j);
+        }
+        if round % 7 == 3 && !keys.is_empty() {
+            let repeated = keys[rng.index(keys.len())].clone();
+            let at = rng.index(keys.len() + 1);
+            keys.insert(at, repeated);
+        }
+        let space = if round % 4 == 3 { "\n  " } else { "" };
+        let body: Vec<String> = keys
+            .iter()
+            .map(|(k, v)| format!("{space}{k}{space}:{space}{v}"))
+            .collect();
+        let input = format!("{{{}{space}}}", body.join(","));
+        msgpack_in_any_order(&full, &program, &keys);
+        let expected = full.decode_json_with(input.as_bytes(), &bump, &drift);
+        let got = program.decode_json(input.as_bytes(), &bump);
+        match (expected, got) {
+            (Ok(e), Ok(g)) => {
+                let e = dump::to_string(&full, e).unwrap();
+                let e: serde_json::Value = serde_json::from_str(&e).unwrap();
+                let want = format!(r#"{{"b":{},"e":{},"h":{}}}"#, e["b"], e["e"], e["h"]);
+                assert_eq!(dump::to_string(&program, g).unwrap(), want, "{input}");
+            }
+            // A key repeated: the full decode's error, or (a key the projection steps
+            // over) no error.
+            (Err(e), Ok(_)) => {
+                assert_eq!(e.kind(), tfwire::ErrorKind::DuplicateKey, "{input}: {e}");
+                assert!(!["\"b\"", "\"e\"", "\"h\""]
+                    .iter()
+                    .any(|k| e.message().contains(k)));
+            }
+            (Err(e), Err(g)) => {
+                assert_eq!(
+                    (g.kind(), g.path()),
+                    (e.kind(), e.path()),
+                    "{input}: {e} / {g}"
+                );
+            }
+            (Ok(_), Err(g)) => panic!("{input}: {g}"),
+        }
+    }
+    // A fault in a value stepped over in key order: its kind, its key's path, its byte.
+    let bad = br#"{"a":"s","b":1,"c":["x",tru],"d":true}"#;
+    let e = program.decode_json(bad, &bump).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.path(), e.offset()),
+        (tfwire::ErrorKind::Syntax, ".c", Some(24)),
+        "{e}"
+    );
+    let bad = br#"{"a":"s","b":1,"zz":[1,2,}"#;
+    let e = program.decode_json(bad, &bump).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.path()),
+        (tfwire::ErrorKind::Syntax, ".zz"),
+        "{e}"
+    );
+}
+
+/// [`projected_objects_read_keys_in_any_order`] in MessagePack: the pairs `keys` (quoted key,
+/// JSON value) as one map, decoded by the projection and by the full program with the drift
+/// options (unknown keys stepped over, missing attributes null); without the second option
+/// a selected attribute missing is the error it is for the full decode.
+fn msgpack_in_any_order(full: &Program, program: &Program, keys: &[(String, &str)]) {
+    let pairs = keys
+        .iter()
+        .map(|(k, v)| {
+            let k: String = serde_json::from_str(k).unwrap();
+            let v: serde_json::Value = serde_json::from_str(v).unwrap();
+            (rmpv::Value::from(k), rmpv::ext::to_value(v).unwrap())
+        })
+        .collect();
+    let mut input = Vec::new();
+    rmpv::encode::write_value(&mut input, &rmpv::Value::Map(pairs)).unwrap();
+    let drift = tfwire::DecodeOptions::default()
+        .with_skip_unknown_attributes(true)
+        .with_missing_attributes_null(true);
+    let bump = Bump::new();
+    let label = format!("{keys:?}");
+    let expected = full.decode_msgpack_with(&input, &bump, &drift);
+    let got = program.decode_msgpack_with(&input, &bump, &drift);
+    match (expected, got) {
+        (Ok(e), Ok(g)) => {
+            let e = dump::to_string(full, e).unwrap();
+            let e: serde_json::Value = serde_json::from_str(&e).unwrap();
+            let want = format!(r#"{{"b":{},"e":{},"h":{}}}"#, e["b"], e["e"], e["h"]);
+            assert_eq!(dump::to_string(program, g).unwrap(), want, "{label}");
+        }
+        (Err(e), Ok(_)) => {
+            assert_eq!(e.kind(), tfwire::ErrorKind::DuplicateKey, "{label}: {e}");
+            assert!(!["\"b\"", "\"e\"", "\"h\""]
+                .iter()
+                .any(|k| e.message().contains(k)));
+        }
+        (Err(e), Err(g)) => {
+            assert_eq!(
+                (g.kind(), g.path()),
+                (e.kind(), e.path()),
+                "{label}: {e} / {g}"
+            );
+        }
+        (Ok(_), Err(g)) => panic!("{label}: {g}"),
+    }
+    // Without the option a missing selected attribute is an error, the first one named.
+    let strict = tfwire::DecodeOptions::default().with_skip_unknown_attributes(true);
+    let missing = ["b", "e", "h"]
+        .into_iter()
+        .find(|n| !keys.iter().any(|(k, _)| *k == format!("{n:?}")));
+    match (program.decode_msgpack_with(&input, &bump, &strict), missing) {
+        (Err(e), Some(name)) if e.kind() == tfwire::ErrorKind::MissingAttribute => {
+            assert!(e.message().contains(&format!("{name:?}")), "{label}: {e}");
+        }
+        (Err(e), _) => assert_eq!(e.kind(), tfwire::ErrorKind::DuplicateKey, "{label}: {e}"),
+        (Ok(_), None) => {}
+        (Ok(_), Some(name)) => panic!("{label}: {name} is missing"),
+    }
+}
