@@ -101,13 +101,18 @@ mod tests {
     /// A key order must be its object's: the selected attributes, in order, with their ops.
     #[test]
     fn a_key_order_must_hold_its_objects_attributes() {
-        let full =
-            Program::from_type_json(r#"["object",{"a":"string","b":"number","c":"bool"}]"#)
-                .unwrap();
+        let full = Program::from_type_json(r#"["object",{"a":"string","b":"number","c":"bool"}]"#)
+            .unwrap();
         let projected = || full.select(&Selection::parse(["b"]).unwrap()).unwrap();
         let p = projected();
         assert_eq!(p.code.validate(), Ok(()));
-        let order = p.code.key_orders.iter().find(|s| s.len != 0).copied().unwrap();
+        let order = p
+            .code
+            .key_orders
+            .iter()
+            .find(|s| s.len != 0)
+            .copied()
+            .unwrap();
         assert_eq!(order.len, 3);
         let (a, b) = (order.start as usize, order.start as usize + 1);
         assert!(p.code.attrs[a].stepped_over && !p.code.attrs[b].stepped_over);

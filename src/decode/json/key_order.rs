@@ -18,6 +18,7 @@ use crate::decode::slots::Slots;
 use crate::program::key::AttrEntry;
 use crate::program::{OpId, Program};
 use crate::value::Value;
+use bumpalo::collections::Vec as BumpVec;
 
 /// How many names of a key order a key may pass over (attributes a state written under an
 /// older schema lacks), as the full decode's `key_after_gap`.
@@ -54,7 +55,27 @@ impl<'a> Decoder<'a> {
         // At most `order.len()` names plus the unknown keys, each a key of the input and so
         // fewer than `usize::MAX`; counted as a `u32` by the caller's rule.
         let mut keys = 0u32;
+        // (The values stepped over are at this object's depth throughout.)
+        let depth = self.c.skip_depth(0);
+        let max_depth = self.options.limits.max_depth;
         loop {
+            let run = stepped_over_run(
+                self.buf,
+                self.pos,
+                order,
+                k,
+                (&mut self.skip_stack, depth, max_depth),
+            );
+            let (pos, next, pairs, after_value) =
+                run.map_err(|(e, k)| e.in_attr(name(names, k)))?;
+            (self.pos, k, keys) = (pos, next, keys.saturating_add(pairs));
+            if after_value {
+                if !self.next(b'}')? {
+                    return Ok((false, keys));
+                }
+                continue;
+            }
+            // A selected name, or a key that is not the next name in compact form.
             let matched = order
                 .get(k)
                 .and_then(|e| e.match_json_compact(self.buf, self.pos));
@@ -81,8 +102,6 @@ impl<'a> Decoder<'a> {
             keys = keys.saturating_add(1);
             self.pos = value_at;
             if entry.stepped_over {
-                let depth = self.c.skip_depth(0);
-                let max_depth = self.options.limits.max_depth;
                 self.pos = skip_value(self.buf, self.pos, &mut self.skip_stack, depth, max_depth)
                     .map_err(|e| e.in_attr(name(names, k)))?;
             } else {
@@ -135,6 +154,42 @@ impl<'a> Decoder<'a> {
             .map_err(|e| e.in_attr(&String::from_utf8_lossy(raw)))?;
         Ok(Off::Unknown)
     }
+}
+
+/// Steps over pairs from `pos` while the key there is name `k` of `order` (then `k + 1`, …)
+/// in compact form and a name not selected, each value followed by a comma; `skip` is the
+/// skip's stack and depth limits. The position, the next name, the pairs stepped over, and
+/// whether the last value stepped over is not followed by a comma (the cursor is after it,
+/// at its separator: the caller reads that). A fault in a value: the error and its name.
+#[inline(always)]
+fn stepped_over_run(
+    buf: &[u8],
+    mut pos: usize,
+    order: &[AttrEntry],
+    mut k: usize,
+    skip: (&mut BumpVec<'_, bool>, usize, u32),
+) -> Result<(usize, usize, u32, bool), (Pending, usize)> {
+    let (stack, depth, max_depth) = skip;
+    // (At most `order.len()` pairs, each a key of the input: fewer than `u32::MAX` in any
+    // input a decode accepts; saturating anyway.)
+    let mut pairs = 0u32;
+    while let Some(entry) = order.get(k) {
+        if !entry.stepped_over {
+            break;
+        }
+        let Some(value_at) = entry.match_json_compact(buf, pos) else {
+            break;
+        };
+        let end = skip_value(buf, value_at, stack, depth, max_depth).map_err(|e| (e, k))?;
+        k = k.wrapping_add(1);
+        pairs = pairs.saturating_add(1);
+        if buf.get(end) != Some(&b',') {
+            return Ok((end, k, pairs, true));
+        }
+        // (Past the comma just read.)
+        pos = end.wrapping_add(1);
+    }
+    Ok((pos, k, pairs, false))
 }
 
 /// What [`Decoder::key_off_order`] found.
