@@ -74,30 +74,7 @@ fn projected_objects_read_keys_in_any_order() {
         msgpack_in_any_order(&full, &program, &keys);
         let expected = full.decode_json_with(input.as_bytes(), &bump, &drift);
         let got = program.decode_json(input.as_bytes(), &bump);
-        match (expected, got) {
-            (Ok(e), Ok(g)) => {
-                let e = dump::to_string(&full, e).unwrap();
-                let e: serde_json::Value = serde_json::from_str(&e).unwrap();
-                let want = format!(r#"{{"b":{},"e":{},"h":{}}}"#, e["b"], e["e"], e["h"]);
-                assert_eq!(dump::to_string(&program, g).unwrap(), want, "{input}");
-            }
-            // A key repeated: the full decode's error, or (a key the projection steps
-            // over) no error.
-            (Err(e), Ok(_)) => {
-                assert_eq!(e.kind(), tfwire::ErrorKind::DuplicateKey, "{input}: {e}");
-                assert!(!["\"b\"", "\"e\"", "\"h\""]
-                    .iter()
-                    .any(|k| e.message().contains(k)));
-            }
-            (Err(e), Err(g)) => {
-                assert_eq!(
-                    (g.kind(), g.path()),
-                    (e.kind(), e.path()),
-                    "{input}: {e} / {g}"
-                );
-            }
-            (Ok(_), Err(g)) => panic!("{input}: {g}"),
-        }
+        agree(&full, &program, expected, got, &input);
     }
     // A fault in a value stepped over in key order: its kind, its key's path, its byte.
     let bad = br#"{"a":"s","b":1,"c":["x",tru],"d":true}"#;
@@ -138,28 +115,7 @@ fn msgpack_in_any_order(full: &Program, program: &Program, keys: &[(String, &str
     let label = format!("{keys:?}");
     let expected = full.decode_msgpack_with(&input, &bump, &drift);
     let got = program.decode_msgpack_with(&input, &bump, &drift);
-    match (expected, got) {
-        (Ok(e), Ok(g)) => {
-            let e = dump::to_string(full, e).unwrap();
-            let e: serde_json::Value = serde_json::from_str(&e).unwrap();
-            let want = format!(r#"{{"b":{},"e":{},"h":{}}}"#, e["b"], e["e"], e["h"]);
-            assert_eq!(dump::to_string(program, g).unwrap(), want, "{label}");
-        }
-        (Err(e), Ok(_)) => {
-            assert_eq!(e.kind(), tfwire::ErrorKind::DuplicateKey, "{label}: {e}");
-            assert!(!["\"b\"", "\"e\"", "\"h\""]
-                .iter()
-                .any(|k| e.message().contains(k)));
-        }
-        (Err(e), Err(g)) => {
-            assert_eq!(
-                (g.kind(), g.path()),
-                (e.kind(), e.path()),
-                "{label}: {e} / {g}"
-            );
-        }
-        (Ok(_), Err(g)) => panic!("{label}: {g}"),
-    }
+    agree(full, program, expected, got, &label);
     // Without the option a missing selected attribute is an error, the first one named.
     let strict = tfwire::DecodeOptions::default().with_skip_unknown_attributes(true);
     let missing = ["b", "e", "h"]
@@ -172,5 +128,42 @@ fn msgpack_in_any_order(full: &Program, program: &Program, keys: &[(String, &str
         (Err(e), _) => assert_eq!(e.kind(), tfwire::ErrorKind::DuplicateKey, "{label}: {e}"),
         (Ok(_), None) => {}
         (Ok(_), Some(name)) => panic!("{label}: {name} is missing"),
+    }
+}
+
+/// The full decode's result `expected` and the projection's `got` of input `label` agree:
+/// the same value restricted to `b`, `e` and `h`; or a repeated key, an error for the full
+/// decode and none for the projection when it steps over that key; or the same error kind
+/// and path.
+fn agree(
+    full: &Program,
+    program: &Program,
+    expected: Result<tfwire::Value<'_>, tfwire::DecodeError>,
+    got: Result<tfwire::Value<'_>, tfwire::DecodeError>,
+    label: &str,
+) {
+    match (expected, got) {
+        (Ok(e), Ok(g)) => {
+            let e = dump::to_string(full, e).unwrap();
+            let e: serde_json::Value = serde_json::from_str(&e).unwrap();
+            let want = format!(r#"{{"b":{},"e":{},"h":{}}}"#, e["b"], e["e"], e["h"]);
+            assert_eq!(dump::to_string(program, g).unwrap(), want, "{label}");
+        }
+        (Err(e), Ok(_)) => {
+            assert_eq!(e.kind(), tfwire::ErrorKind::DuplicateKey, "{label}: {e}");
+            let selected = ["\"b\"", "\"e\"", "\"h\""];
+            assert!(
+                !selected.iter().any(|k| e.message().contains(k)),
+                "{label}: {e}"
+            );
+        }
+        (Err(e), Err(g)) => {
+            assert_eq!(
+                (g.kind(), g.path()),
+                (e.kind(), e.path()),
+                "{label}: {e} / {g}"
+            );
+        }
+        (Ok(_), Err(g)) => panic!("{label}: {g}"),
     }
 }
