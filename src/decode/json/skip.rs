@@ -129,8 +129,10 @@ fn skip_key(buf: &[u8], i: usize) -> Result<usize, Pending> {
     colon(buf, skip_string(buf, i)?)
 }
 
-/// [`skip`], with a string or `null` (most values stepped over: unknown and unselected
-/// attributes) taken inline, without the general skip's call and stack.
+/// [`skip`] of one value, with the scalars (a string first: most values stepped over,
+/// unknown and unselected attributes) and the empty `[]` and `{}` taken inline, without the
+/// general skip's call and stack; [`skip_whole`] is the other door, for values that may be
+/// large.
 #[inline(always)]
 pub(super) fn skip_value(
     buf: &[u8],
