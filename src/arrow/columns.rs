@@ -4,12 +4,14 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{BooleanBuilder, Decimal128Builder, Float64Builder, StringBuilder};
+use arrow_array::builder::{BooleanBuilder, Decimal128Builder, StringBuilder};
 use arrow_array::{ArrayRef, ListArray, MapArray, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef, Fields, SchemaRef};
 
 use super::decimal::{scaled, ONE};
+use super::keys::{Keys, Straight};
+use super::leaves::{Bools, Floats, Texts};
 use super::notes::{too_large, Notes, SideColumns};
 use super::schema::{data_type, schema, ArrowOptions};
 use crate::error::SchemaError;
@@ -21,16 +23,18 @@ use crate::value::Value;
 /// attribute (see the mapping in [`crate::arrow`]).
 pub struct BatchBuilder {
     schema: SchemaRef,
-    columns: Vec<Column>,
+    pub(super) columns: Vec<Column>,
     /// The attributes the columns hold, by index in the type, when not all of them
     /// ([`BatchBuilder::with_attributes`]).
-    attrs: Option<Box<[usize]>>,
+    pub(super) attrs: Option<Box<[usize]>>,
     /// The number of attributes of the type.
     width: usize,
     /// What the columns cannot say ([`ArrowOptions::unknown_paths`],
     /// [`ArrowOptions::exact_numbers`]).
-    side: SideColumns,
-    rows: usize,
+    pub(super) side: SideColumns,
+    pub(super) rows: usize,
+    /// How rows are read straight into the columns (`rows.rs`).
+    pub(super) straight: Straight,
 }
 
 impl BatchBuilder {
@@ -47,6 +51,7 @@ impl BatchBuilder {
         Ok(BatchBuilder {
             schema,
             width: columns.len(),
+            straight: Straight::new(program),
             columns,
             attrs: None,
             side: SideColumns::new(options),
@@ -108,6 +113,7 @@ impl BatchBuilder {
             width: all.width,
             side: all.side,
             rows: 0,
+            straight: Straight::off(),
         })
     }
 
@@ -189,14 +195,14 @@ impl BatchBuilder {
 }
 
 /// The builder of one column (or of a nested field).
-enum Column {
-    Utf8(StringBuilder),
+pub(super) enum Column {
+    Utf8(Texts),
     /// A `dynamic` value's JSON with its type.
     Json(StringBuilder),
-    Bool(BooleanBuilder),
+    Bool(Bools),
     /// An object or tuple without parts: true when it is there.
     Present(BooleanBuilder),
-    Float64(Float64Builder),
+    Float64(Floats),
     /// Numbers exactly ([`ArrowOptions::exact_numbers`]).
     Decimal(Decimal128Builder),
     List {
@@ -209,13 +215,15 @@ enum Column {
         entries: FieldRef,
         offsets: Vec<i32>,
         nulls: NullBufferBuilder,
-        keys: StringBuilder,
+        keys: Texts,
         values: Box<Column>,
     },
     Struct {
         fields: Fields,
         nulls: NullBufferBuilder,
         children: Vec<Column>,
+        /// An object's attribute keys (none for a tuple).
+        keys: Option<Box<Keys>>,
     },
 }
 
@@ -234,13 +242,13 @@ impl Column {
             }
         };
         match ty {
-            Type::String => Column::Utf8(StringBuilder::with_capacity(0, 0)),
+            Type::String => Column::Utf8(Texts::new()),
             Type::Dynamic => Column::Json(StringBuilder::with_capacity(0, 0)),
-            Type::Bool => Column::Bool(BooleanBuilder::with_capacity(0)),
+            Type::Bool => Column::Bool(Bools::new()),
             Type::Number if options.exact_numbers => {
                 Column::Decimal(Decimal128Builder::with_capacity(0).with_data_type(data_type(ty)))
             }
-            Type::Number => Column::Float64(Float64Builder::with_capacity(0)),
+            Type::Number => Column::Float64(Floats::new()),
             Type::List(t) | Type::Set(t) => list(Column::new(t, options)),
             Type::Map(t) => {
                 let DataType::Map(entries, _) = data_type(ty) else {
@@ -250,7 +258,7 @@ impl Column {
                     entries,
                     offsets: vec![0],
                     nulls: NullBufferBuilder::new(0),
-                    keys: StringBuilder::with_capacity(0, 0),
+                    keys: Texts::new(),
                     values: Box::new(Column::new(t, options)),
                 }
             }
@@ -266,10 +274,17 @@ impl Column {
                     Type::Tuple(ts) => ts.iter().map(|t| Column::new(t, options)).collect(),
                     _ => Vec::new(),
                 };
+                let keys = match ty {
+                    Type::Object(o) => Some(Box::new(Keys::new(
+                        o.attrs().iter().map(|(n, _)| n.as_str()),
+                    ))),
+                    _ => None,
+                };
                 Column::Struct {
                     fields,
                     nulls: NullBufferBuilder::new(0),
                     children,
+                    keys,
                 }
             }
         }
@@ -280,11 +295,12 @@ impl Column {
     #[inline(always)]
     fn append_scalar(&mut self, v: Value<'_>) -> bool {
         match (self, v) {
-            (Column::Utf8(b), Value::String(s)) => b.append_value(s),
-            (Column::Utf8(b) | Column::Json(b), Value::Null) => b.append_null(),
-            (Column::Bool(b), Value::Bool(x)) => b.append_value(x),
+            (Column::Utf8(b), Value::String(s)) => b.append(s),
+            (Column::Utf8(b), Value::Null) => b.append_null(),
+            (Column::Json(b), Value::Null) => b.append_null(),
+            (Column::Bool(b), Value::Bool(x)) => b.append(x),
             (Column::Bool(b), Value::Null) => b.append_null(),
-            (Column::Float64(b), Value::Int(i)) => b.append_value(i as f64),
+            (Column::Float64(b), Value::Int(i)) => b.append(i as f64),
             (Column::Float64(b), Value::Null) => b.append_null(),
             (Column::Decimal(b), Value::Int(i)) => {
                 b.append_value(i128::from(i).saturating_mul(ONE))
@@ -307,7 +323,7 @@ impl Column {
             return self.append(program, Value::Null, u);
         }
         match (self, v) {
-            (Column::Utf8(b), Value::String(s)) => b.append_value(s),
+            (Column::Utf8(b), Value::String(s)) => b.append(s),
             (Column::Json(b), Value::Null) => b.append_null(),
             // A typed null or unknown: null (an unknown's path recorded).
             (Column::Json(b), Value::Dynamic(d))
@@ -324,12 +340,13 @@ impl Column {
                 b.append_value(json);
             }
             (Column::Utf8(b), Value::Null) => b.append_null(),
-            (Column::Bool(b), Value::Bool(x)) => b.append_value(x),
-            (Column::Bool(b) | Column::Present(b), Value::Null) => b.append_null(),
+            (Column::Bool(b), Value::Bool(x)) => b.append(x),
+            (Column::Bool(b), Value::Null) => b.append_null(),
+            (Column::Present(b), Value::Null) => b.append_null(),
             (Column::Present(b), Value::Object(_) | Value::Tuple(_)) => b.append_value(true),
             (Column::Float64(b), Value::Null) => b.append_null(),
             (Column::Float64(b), v) => match v.as_f64() {
-                Some(x) => b.append_value(x),
+                Some(x) => b.append(x),
                 None => return Err(mismatch("a number", v)),
             },
             (Column::Decimal(b), Value::Null) => b.append_null(),
@@ -397,7 +414,7 @@ impl Column {
                             _ => true,
                         });
                         let mut put = |k: &str, x: Value<'_>| -> Result<(), ArrowError> {
-                            keys.append_value(k);
+                            keys.append(k);
                             n = n.saturating_add(1);
                             u.enter(crate::path::Step::Key(k), |u| values.append(program, x, u))
                         };
@@ -466,9 +483,11 @@ impl Column {
     /// The column's array; the builder starts again empty.
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
         Ok(match self {
-            Column::Utf8(b) | Column::Json(b) => Arc::new(b.finish()),
-            Column::Bool(b) | Column::Present(b) => Arc::new(b.finish()),
-            Column::Float64(b) => Arc::new(b.finish()),
+            Column::Utf8(b) => Arc::new(b.finish()?),
+            Column::Json(b) => Arc::new(b.finish()),
+            Column::Bool(b) => Arc::new(b.finish()),
+            Column::Present(b) => Arc::new(b.finish()),
+            Column::Float64(b) => Arc::new(b.finish()?),
             Column::Decimal(b) => Arc::new(b.finish()),
             Column::List {
                 item,
@@ -496,7 +515,7 @@ impl Column {
                         "a map's entries are a struct".into(),
                     ));
                 };
-                let kv: Vec<ArrayRef> = vec![Arc::new(keys.finish()), values.finish()?];
+                let kv: Vec<ArrayRef> = vec![Arc::new(keys.finish()?), values.finish()?];
                 let entries_array = StructArray::try_new(fields.clone(), kv, None)?;
                 let offsets = OffsetBuffer::new(std::mem::replace(offsets, vec![0]).into());
                 Arc::new(MapArray::try_new(
@@ -512,6 +531,7 @@ impl Column {
                 fields,
                 nulls,
                 children,
+                ..
             } => {
                 let arrays = children
                     .iter_mut()

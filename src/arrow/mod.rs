@@ -41,11 +41,17 @@
 
 mod columns;
 mod decimal;
+mod keys;
+mod leaves;
 mod notes;
+mod rows;
+mod rows_json;
+mod rows_msgpack;
 mod schema;
 mod tables;
 
 pub use columns::BatchBuilder;
+pub use rows::AppendError;
 pub use schema::{
     data_type, schema, ArrowOptions, INEXACT_COLUMN, JSON_EXTENSION, UNKNOWNS_COLUMN,
 };

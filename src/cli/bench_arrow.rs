@@ -1,6 +1,7 @@
 //! Contenders for typed columns on the `aws_instance` workload (issue 23): `tfwire_arrow`
-//! decodes the workload (either encoding) and appends its instances to a
-//! [`BatchBuilder`] in batches of [`BATCH`] rows; `arrow_json` is arrow-json's
+//! reads each instance (in the case's encoding: its bytes in the JSON workload, or go-cty's
+//! MessagePack of it) into a [`BatchBuilder`] (`decode_json` / `decode_msgpack`: straight into
+//! the columns) in batches of [`BATCH`] rows; `arrow_json` is arrow-json's
 //! `ReaderBuilder::new(schema).build_decoder()` with the same Arrow schema and batch size over
 //! the same instances as NDJSON (each instance's bytes as the JSON workload holds them — for
 //! the MessagePack workload, as go-cty's JSON encoding of it writes them —, one per line;
@@ -14,18 +15,20 @@ use arrow_array::RecordBatch;
 use bumpalo::Bump;
 use serde_json::value::RawValue;
 use tfwire::arrow::{schema, ArrowOptions, BatchBuilder};
-use tfwire::{Program, Type, Value};
+use tfwire::{Program, Type};
 
 use super::{Case, Contender, Encoding};
 
 /// Rows per batch, as arrow-json's default.
 pub(super) const BATCH: usize = 1024;
 
-/// The instances' program, schema and NDJSON, for the contenders.
+/// The instances' program, schema and NDJSON, and each instance in the case's encoding, for
+/// the contenders.
 pub(super) struct Prepared {
     element: Program,
     schema: arrow_schema::SchemaRef,
     ndjson: Vec<u8>,
+    rows: Vec<Vec<u8>>,
 }
 
 /// The element program of `{aws_instance: list(object)}`, the Arrow schema, and the
@@ -60,14 +63,31 @@ pub(super) fn prepare(case: &Case) -> Result<Prepared, String> {
     }
     let top: Top<'_> = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
     let mut ndjson = Vec::new();
+    let mut rows = Vec::new();
+    let bump = Bump::new();
     for i in &top.aws_instance {
-        ndjson.extend_from_slice(i.get().as_bytes());
+        let json = i.get().as_bytes();
+        ndjson.extend_from_slice(json);
         ndjson.push(b'\n');
+        rows.push(match case.encoding {
+            Encoding::Json => json.to_vec(),
+            Encoding::Msgpack => {
+                let value = element
+                    .decode_json(json, &bump)
+                    .map_err(|e| e.to_string())?;
+                let mut out = Vec::new();
+                element
+                    .encode_msgpack(value, &mut out)
+                    .map_err(|e| e.to_string())?;
+                out
+            }
+        });
     }
     let prepared = Prepared {
         element,
         schema,
         ndjson,
+        rows,
     };
     let mut bump = Bump::new();
     let mine = written(&tfwire_arrow(case, &prepared, &mut bump)?)?;
@@ -90,30 +110,18 @@ fn written(batches: &[RecordBatch]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// tfwire: the workload decoded, its instances appended.
+/// tfwire: each instance read into the builder.
 fn tfwire_arrow(case: &Case, p: &Prepared, bump: &mut Bump) -> Result<Vec<RecordBatch>, String> {
-    bump.reset();
-    let value = match case.encoding {
-        Encoding::Msgpack => case.program.decode_msgpack(&case.input, bump),
-        Encoding::Json => case.program.decode_json(&case.input, bump),
-    }
-    .map_err(|e| e.to_string())?;
-    let Some(Value::List(instances)) = case
-        .program
-        .typed(value)
-        .attr("aws_instance")
-        .map(|t| t.value)
-    else {
-        return Err("arrow: no aws_instance list".into());
-    };
     let mut builder =
         BatchBuilder::new(&p.element, &ArrowOptions::default()).map_err(|e| e.to_string())?;
     let mut batches = Vec::new();
-    for i in instances {
-        // (The values are the workload program's, of the element's type.)
-        builder
-            .append(&case.program, *i)
-            .map_err(|e| e.to_string())?;
+    for row in &p.rows {
+        bump.reset();
+        match case.encoding {
+            Encoding::Msgpack => builder.decode_msgpack(&p.element, row, bump),
+            Encoding::Json => builder.decode_json(&p.element, row, bump),
+        }
+        .map_err(|e| e.to_string())?;
         if builder.len() == BATCH {
             batches.push(builder.finish().map_err(|e| e.to_string())?);
         }

@@ -26,6 +26,8 @@ mod items;
 mod key_order;
 mod number;
 mod picks;
+#[cfg(feature = "arrow")]
+pub(crate) mod plain;
 mod scan;
 mod simd;
 mod skip;

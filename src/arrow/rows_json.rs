@@ -1,0 +1,130 @@
+//! One row read from JSON straight into the columns (`rows.rs` says when): an object
+//! holding the type's attributes in its order (as go-cty writes objects), strings without
+//! escapes (checked UTF-8), integers that fit `i64`, `true`, `false` and `null`, lists, sets
+//! and maps (keys in order), whitespace anywhere JSON allows it. Anything else (an escape, a
+//! fraction, an attribute missing or out of order, a fault) answers `None` and the row is
+//! left to the general decode, which reads it or names the fault.
+
+use super::columns::Column;
+use super::keys::Key;
+use super::leaves::end_items;
+use crate::decode::json::plain::{boolean, null, plain_integer, plain_string, skip_ws};
+
+/// Reads the row that is the whole of `buf` into `columns`, whose attributes' keys are
+/// `keys`.
+pub(super) fn row(columns: &mut [Column], keys: &[Key], buf: &[u8]) -> Option<()> {
+    let end = object(columns, keys, buf, skip_ws(buf, 0))?;
+    (skip_ws(buf, end) == buf.len()).then_some(())
+}
+
+/// The byte at `i` is `byte`: the position after it.
+#[inline(always)]
+fn expect(buf: &[u8], i: usize, byte: u8) -> Option<usize> {
+    (buf.get(i) == Some(&byte)).then(|| i.wrapping_add(1))
+}
+
+/// An object at `at`, of attributes `keys`: the position after it.
+fn object(children: &mut [Column], keys: &[Key], buf: &[u8], at: usize) -> Option<usize> {
+    let mut i = skip_ws(buf, expect(buf, at, b'{')?);
+    for (n, (c, k)) in children.iter_mut().zip(keys).enumerate() {
+        if n > 0 {
+            i = skip_ws(buf, expect(buf, i, b',')?);
+        }
+        i = skip_ws(buf, k.at(buf, i)?);
+        i = skip_ws(buf, expect(buf, i, b':')?);
+        i = skip_ws(buf, value(c, buf, i)?);
+    }
+    expect(buf, i, b'}')
+}
+
+/// The value at `i` (not whitespace) into column `c`: the position after it.
+fn value(c: &mut Column, buf: &[u8], i: usize) -> Option<usize> {
+    if buf.get(i) == Some(&b'n') {
+        let end = null(buf, i)?;
+        c.append_nulls();
+        return Some(end);
+    }
+    match c {
+        Column::Utf8(t) => {
+            let (body, end) = plain_string(buf, i)?;
+            t.append_checked(body);
+            Some(end)
+        }
+        Column::Bool(b) => {
+            let (x, end) = boolean(buf, i)?;
+            b.append(x);
+            Some(end)
+        }
+        Column::Float64(f) => {
+            let (x, end) = plain_integer(buf, i)?;
+            f.append(x as f64);
+            Some(end)
+        }
+        Column::List {
+            offsets,
+            nulls,
+            child,
+            ..
+        } => {
+            let mut i = skip_ws(buf, expect(buf, i, b'[')?);
+            let mut n = 0usize;
+            if buf.get(i) != Some(&b']') {
+                loop {
+                    i = skip_ws(buf, value(child, buf, i)?);
+                    n = n.wrapping_add(1);
+                    match buf.get(i) {
+                        Some(b',') => i = skip_ws(buf, i.wrapping_add(1)),
+                        Some(b']') => break,
+                        _ => return None,
+                    }
+                }
+            }
+            end_items(offsets, nulls, n)?;
+            Some(i.wrapping_add(1))
+        }
+        Column::Map {
+            offsets,
+            nulls,
+            keys,
+            values,
+            ..
+        } => {
+            let mut i = skip_ws(buf, expect(buf, i, b'{')?);
+            let mut n = 0usize;
+            let mut last: Option<&[u8]> = None;
+            if buf.get(i) != Some(&b'}') {
+                loop {
+                    let (key, end) = plain_string(buf, i)?;
+                    // Keys in order and none repeated (else go-cty's sort and last-wins,
+                    // there).
+                    if last.is_some_and(|l| l >= key) {
+                        return None;
+                    }
+                    last = Some(key);
+                    keys.append_checked(key);
+                    i = skip_ws(buf, expect(buf, skip_ws(buf, end), b':')?);
+                    i = skip_ws(buf, value(values, buf, i)?);
+                    n = n.wrapping_add(1);
+                    match buf.get(i) {
+                        Some(b',') => i = skip_ws(buf, i.wrapping_add(1)),
+                        Some(b'}') => break,
+                        _ => return None,
+                    }
+                }
+            }
+            end_items(offsets, nulls, n)?;
+            Some(i.wrapping_add(1))
+        }
+        Column::Struct {
+            nulls,
+            children,
+            keys: Some(keys),
+            ..
+        } => {
+            let end = object(children, &keys.json, buf, i)?;
+            nulls.append_non_null();
+            Some(end)
+        }
+        _ => None,
+    }
+}

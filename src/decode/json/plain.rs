@@ -1,0 +1,55 @@
+//! The pieces of JSON's grammar that the Arrow row reader (`arrow/rows_json.rs`) takes
+//! straight into its columns, each the executor's own scanner: whitespace, a string without
+//! escapes, a plain integer, a literal. Each says `None` for anything else (an escape, a
+//! fraction, a fault), and the reader then leaves the row to the general decode.
+
+use super::number::number;
+use super::scan::{literal, ws};
+use super::string::{scan_string, NON_ASCII};
+
+/// The position of the first byte at or after `i` that is not whitespace.
+#[inline(always)]
+pub(crate) fn skip_ws(buf: &[u8], i: usize) -> usize {
+    ws(buf, i)
+}
+
+/// The body of the string whose opening quote is at `at`, and the position after its
+/// closing quote, when it has no escape (its body is then the string; checked UTF-8).
+#[inline(always)]
+pub(crate) fn plain_string(buf: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let start = at.checked_add(1)?;
+    let (end, flags) = scan_string(buf, start, at).ok()?;
+    let body = buf.get(start..end)?;
+    let plain = match flags {
+        0 => true,
+        NON_ASCII => simdutf8::basic::from_utf8(body).is_ok(),
+        _ => false,
+    };
+    plain.then(|| (body, end.wrapping_add(1)))
+}
+
+/// The value of the number at `at` when it is a plain integer that fits `i64` (what the
+/// executor reads as an integer), and the position after it.
+#[inline(always)]
+pub(crate) fn plain_integer(buf: &[u8], at: usize) -> Option<(i64, usize)> {
+    match number(buf, at) {
+        Ok((end, Some(v))) => Some((v, end)),
+        _ => None,
+    }
+}
+
+/// The position after `true` or `false` at `at`, with its value.
+#[inline(always)]
+pub(crate) fn boolean(buf: &[u8], at: usize) -> Option<(bool, usize)> {
+    match buf.get(at) {
+        Some(b't') => literal(buf, at, b"true").ok().map(|end| (true, end)),
+        Some(b'f') => literal(buf, at, b"false").ok().map(|end| (false, end)),
+        _ => None,
+    }
+}
+
+/// The position after `null` at `at`.
+#[inline(always)]
+pub(crate) fn null(buf: &[u8], at: usize) -> Option<usize> {
+    literal(buf, at, b"null").ok()
+}
