@@ -7,58 +7,15 @@
 #[path = "support/cases.rs"]
 mod cases;
 mod common;
+#[path = "reference/mod.rs"]
+mod reference;
 
 use bumpalo::Bump;
 use tfwire::arrow::{ArrowOptions, BatchBuilder};
 use tfwire::{Program, Type};
 
 use cases::{case_dirs, case_program, for_each_case, read_bytes};
-
-#[derive(Clone, Copy, Debug)]
-enum Encoding {
-    MessagePack,
-    Json,
-}
-
-/// Each input as a row both ways; the outcomes and the batches must be the same.
-fn both_ways(
-    program: &Program,
-    options: &ArrowOptions,
-    encoding: Encoding,
-    inputs: &[Vec<u8>],
-) -> Result<usize, String> {
-    let mut straight = BatchBuilder::new(program, options).map_err(|e| e.to_string())?;
-    let mut general = BatchBuilder::new(program, options).map_err(|e| e.to_string())?;
-    let mut ok = 0;
-    for (k, input) in inputs.iter().enumerate() {
-        let (bump1, bump2) = (Bump::new(), Bump::new());
-        let s = match encoding {
-            Encoding::MessagePack => straight.decode_msgpack(program, input, &bump1),
-            Encoding::Json => straight.decode_json(program, input, &bump1),
-        }
-        .map_err(|e| e.to_string());
-        let decoded = match encoding {
-            Encoding::MessagePack => program.decode_msgpack(input, &bump2),
-            Encoding::Json => program.decode_json(input, &bump2),
-        };
-        let g = match decoded {
-            Ok(v) => general.append(program, v).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        if s != g {
-            return Err(format!(
-                "input {k} ({encoding:?}): straight {s:?}, general {g:?}"
-            ));
-        }
-        ok += usize::from(s.is_ok());
-    }
-    let (s, g) = (straight.finish(), general.finish());
-    let (s, g) = (s.map_err(|e| e.to_string())?, g.map_err(|e| e.to_string())?);
-    if s != g {
-        return Err(format!("{encoding:?}: the batches differ:\n{s:?}\n{g:?}"));
-    }
-    Ok(ok)
-}
+use reference::arrow_rows::{both_ways, Encoding};
 
 /// The input, then copies cut short and with one byte changed (at spread positions), the
 /// input again between them.
@@ -208,4 +165,18 @@ fn a_program_of_another_type_goes_the_general_way() {
         .downcast_ref::<arrow_array::StringArray>()
         .unwrap();
     assert_eq!((a.value(0), a.value(1)), ("x", "y"));
+}
+
+/// Generated types and values (the reference generator, as the `arrow_rows` fuzz target
+/// draws them from its bytes) as rows, both encodings, sometimes a byte changed.
+#[test]
+fn generated_rows_read_straight_as_the_general_way() {
+    let mut rng = reference::gen::Rng::new(23);
+    let rounds = if cfg!(debug_assertions) { 300 } else { 3000 };
+    for _ in 0..rounds {
+        let data: Vec<u8> = (0..512)
+            .map(|_| reference::gen::Source::byte(&mut rng))
+            .collect();
+        reference::arrow_rows::rows(&data);
+    }
 }

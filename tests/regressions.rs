@@ -36,6 +36,10 @@ fn replay(target: &str, data: &[u8]) {
         "stream_chunks" => check::stream_chunks(data),
         "type_json" => check::type_json(data),
         "schema_doc" => check::schema_doc(data),
+        #[cfg(feature = "arrow")]
+        "arrow_rows" => reference::arrow_rows::rows(data),
+        #[cfg(not(feature = "arrow"))]
+        "arrow_rows" => eprintln!("arrow_rows inputs need --features arrow"),
         t => panic!("unknown target {t}"),
     }
 }

@@ -10,12 +10,16 @@
 //! - [`num`]: the decimal grammar and exact comparison of numbers;
 //! - [`check`]: the checks of each fuzz target, shared with `tests/regressions.rs`;
 //! - [`schemas`]: deferred against eager schema loading (`schema_doc`);
-//! - [`state`]: the state reader's check (`state_chunks`).
+//! - [`state`]: the state reader's check (`state_chunks`);
+//! - `arrow_rows` (with the `arrow` feature): rows read straight into Arrow columns against
+//!   the general way (`arrow_rows`).
 //!
 //! Included with `#[path = "reference/mod.rs"] mod reference;` (from `tests/`) or
 //! `#[path = "../../tests/reference/mod.rs"]` (from `fuzz/fuzz_targets/`).
 #![allow(dead_code)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow_rows;
 pub mod check;
 pub mod encode;
 pub mod gen;

@@ -12,7 +12,7 @@
 //!   embedded schema by the reference generator and encoders;
 //! - for `state_chunks`: the toy state and the Terraform-shaped states of
 //!   `fuzz/seeds/state_chunks/`, each behind two chunk-size bytes;
-//! - for `roundtrip`, `projection` and `visit`: PRNG bytes.
+//! - for `roundtrip`, `projection`, `visit` and `arrow_rows`: PRNG bytes.
 
 #[path = "../../../tests/reference/mod.rs"]
 mod reference;
@@ -181,6 +181,7 @@ fn main() {
         out.put("roundtrip", &format!("rng-{j}"), &b);
         out.put("projection", &format!("rng-{j}"), &b);
         out.put("visit", &format!("rng-{j}"), &b);
+        out.put("arrow_rows", &format!("rng-{j}"), &b);
     }
     for t in [
         "\"string\"",

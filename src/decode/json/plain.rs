@@ -13,10 +13,14 @@ pub(crate) fn skip_ws(buf: &[u8], i: usize) -> usize {
     ws(buf, i)
 }
 
-/// The body of the string whose opening quote is at `at`, and the position after its
-/// closing quote, when it has no escape (its body is then the string; checked UTF-8).
+/// The body of the string at `at` (`None` when no string starts there), and the position
+/// after its closing quote, when it has no escape (its body is then the string; checked
+/// UTF-8).
 #[inline(always)]
 pub(crate) fn plain_string(buf: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    if buf.get(at) != Some(&b'"') {
+        return None;
+    }
     let start = at.checked_add(1)?;
     let (end, flags) = scan_string(buf, start, at).ok()?;
     let body = buf.get(start..end)?;
