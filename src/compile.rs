@@ -192,6 +192,7 @@ impl<'t> Compiler<'t> {
                     selections: Vec::new(),
                 },
                 dyn_cache: DynCache::default(),
+                serial: crate::program::next_serial(),
             },
             seen: FxHashMap::default(),
         }

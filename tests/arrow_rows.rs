@@ -180,3 +180,86 @@ fn generated_rows_read_straight_as_the_general_way() {
         reference::arrow_rows::rows(&data);
     }
 }
+
+/// The cases a review found: a projection's picks (the same root type, fewer elements), a
+/// program of another type made after the builder's was dropped, nesting past the default
+/// `max_depth`, and a row given up after a null (no validity bitmap left behind).
+#[test]
+fn projections_other_programs_depth_and_nulls_go_as_the_general_way() {
+    let full = Program::from_type_json(
+        r#"["object",{"id":"string","tags":["map","string"],"big":["list","number"]}]"#,
+    )
+    .unwrap();
+    let selection = tfwire::schema::Selection::parse([r#"tags["c"]"#, "big[1]", "id"]).unwrap();
+    let projected = full.select(&selection).unwrap();
+    let json = br#"{"big":[1,2,3],"id":"x","tags":{"a":"b","c":"d"}}"#.to_vec();
+    let bump = Bump::new();
+    let mut msgpack = Vec::new();
+    full.encode_msgpack(full.decode_json(&json, &bump).unwrap(), &mut msgpack)
+        .unwrap();
+    let options = ArrowOptions::default();
+    for program in [&projected, &full] {
+        both_ways(
+            program,
+            &options,
+            Encoding::Json,
+            &[json.clone(), json.clone()],
+        )
+        .unwrap();
+        both_ways(program, &options, Encoding::MessagePack, &[msgpack.clone()]).unwrap();
+    }
+    // A builder of the full program given the projection (the same root type here: a pick
+    // keeps a list or map of the same type): the projection's rows.
+    let mut batch = BatchBuilder::new(&full, &options).unwrap();
+    batch.decode_json(&projected, &json, &bump).unwrap();
+    let batch = batch.finish().unwrap();
+    let big = batch.column_by_name("big").unwrap();
+    let big = big
+        .as_any()
+        .downcast_ref::<arrow_array::ListArray>()
+        .unwrap();
+    assert_eq!(big.value_length(0), 1, "only big[1]");
+
+    // The builder's program dropped, another of another type in its place.
+    let mut program = Program::from_type_json(r#"["object",{"id":"string"}]"#).unwrap();
+    let mut batch = BatchBuilder::new(&program, &options).unwrap();
+    program = Program::from_type_json(r#"["object",{"id":"number"}]"#).unwrap();
+    let e = batch
+        .decode_json(&program, br#"{"id":"x"}"#, &bump)
+        .unwrap_err();
+    assert!(e.to_string().contains("not a valid number"), "{e}");
+
+    // 300 nested lists: deeper than the default max_depth (256), both ways an error.
+    // (Built by hand: type JSON that deep passes serde_json's recursion limit.)
+    let mut deep = Type::String;
+    for _ in 0..300 {
+        deep = Type::List(Box::new(deep));
+    }
+    let row = tfwire::schema::ObjectType::new([("a", deep)], &[]).unwrap();
+    let program = Program::new(&Type::Object(row)).unwrap();
+    let input = format!(r#"{{"a":{}{}}}"#, "[".repeat(300), "]".repeat(300)).into_bytes();
+    assert_eq!(
+        both_ways(&program, &options, Encoding::Json, &[input]).unwrap(),
+        0
+    );
+    let mut input = vec![0x81, 0xa1, b'a'];
+    input.extend(std::iter::repeat_n(0x91, 299));
+    input.push(0x90);
+    assert_eq!(
+        both_ways(&program, &options, Encoding::MessagePack, &[input]).unwrap(),
+        0
+    );
+
+    // A null, then the row given up: no bitmap is left behind.
+    let program = Program::from_type_json(r#"["object",{"a":"string","b":"number"}]"#).unwrap();
+    let rows = [
+        &br#"{"a":"x","b":1}"#[..],
+        br#"{"a":null,"b":true}"#,
+        br#"{"a":"y","b":2}"#,
+    ];
+    let rows: Vec<Vec<u8>> = rows.iter().map(|r| r.to_vec()).collect();
+    assert_eq!(
+        both_ways(&program, &options, Encoding::Json, &rows).unwrap(),
+        2
+    );
+}

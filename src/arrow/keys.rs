@@ -15,8 +15,8 @@ pub(super) struct Straight {
     pub(super) keys: Option<Keys>,
     /// The builder's type.
     pub(super) ty: Option<Type>,
-    /// The address of the last program seen decoding this type.
-    pub(super) program: usize,
+    /// The serial of the last program seen decoding this type.
+    pub(super) program: u64,
     /// Whether every column can take rows straight (found at the first row).
     pub(super) columns_ok: Option<bool>,
 }
@@ -32,7 +32,7 @@ impl Straight {
         Straight {
             keys,
             ty: Some(ty.clone()),
-            program: std::ptr::from_ref(program) as usize,
+            program: program.serial,
             columns_ok: None,
         }
     }
@@ -47,15 +47,19 @@ impl Straight {
         }
     }
 
-    /// Whether `program` decodes the builder's type (its address remembered: types of
-    /// hundreds of attributes are compared once, not per row).
+    /// Whether `program` decodes the builder's type as the straight readers read it: a
+    /// program of the type, not a projection (whose picks keep only some elements, and
+    /// which steps over attributes its type lacks). The program is remembered by its serial:
+    /// types of hundreds of attributes are compared once, not per row.
     pub(super) fn knows(&mut self, program: &Program) -> bool {
-        let address = std::ptr::from_ref(program) as usize;
-        if address == self.program {
+        if program.code.projected {
+            return false;
+        }
+        if program.serial == self.program {
             return true;
         }
         if self.ty.as_ref() == Some(program.root_type()) {
-            self.program = address;
+            self.program = program.serial;
             return true;
         }
         false

@@ -4,6 +4,7 @@
 //! truncated. The arrays are assembled with `try_new` from the buffers.
 
 use arrow_array::{BooleanArray, Float64Array, StringArray};
+use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::ArrowError;
 
@@ -15,8 +16,8 @@ pub(super) struct Texts {
     /// Each string's end in `bytes`, after a leading 0.
     ends: Vec<i32>,
     nulls: NullBufferBuilder,
-    /// More than `i32::MAX` bytes appended: [`Texts::finish`] fails.
-    too_long: bool,
+    /// The first value past `i32::MAX` bytes, if one is: [`Texts::finish`] fails.
+    too_long: Option<usize>,
 }
 
 impl Texts {
@@ -25,7 +26,7 @@ impl Texts {
             bytes: Vec::new(),
             ends: vec![0],
             nulls: NullBufferBuilder::new(0),
-            too_long: false,
+            too_long: None,
         }
     }
 
@@ -42,7 +43,7 @@ impl Texts {
     pub(super) fn append_checked(&mut self, bytes: &[u8]) {
         self.bytes.extend_from_slice(bytes);
         let end = i32::try_from(self.bytes.len()).unwrap_or_else(|_| {
-            self.too_long = true;
+            self.too_long = self.too_long.or(Some(self.ends.len().saturating_sub(1)));
             i32::MAX
         });
         self.ends.push(end);
@@ -67,13 +68,16 @@ impl Texts {
             self.ends.truncate(n.saturating_add(1));
             let end = self.ends.last().copied().unwrap_or(0);
             self.bytes.truncate(usize::try_from(end).unwrap_or(0));
-            self.nulls.truncate(n);
+            truncate_nulls(&mut self.nulls, n);
+            // (The values kept end where they did: a value past the limit among them still
+            // fails the column; one after them no longer does.)
+            self.too_long = self.too_long.filter(|&k| k < n);
         }
     }
 
     /// The array; the column starts again empty.
     pub(super) fn finish(&mut self) -> Result<StringArray, ArrowError> {
-        if std::mem::take(&mut self.too_long) {
+        if self.too_long.is_some() {
             *self = Texts::new();
             return Err(too_large());
         }
@@ -115,7 +119,7 @@ impl Floats {
 
     pub(super) fn truncate(&mut self, n: usize) {
         self.values.truncate(n);
-        self.nulls.truncate(n);
+        truncate_nulls(&mut self.nulls, n);
     }
 
     pub(super) fn finish(&mut self) -> Result<Float64Array, ArrowError> {
@@ -152,11 +156,25 @@ impl Bools {
 
     pub(super) fn truncate(&mut self, n: usize) {
         self.values.truncate(n);
-        self.nulls.truncate(n);
+        truncate_nulls(&mut self.nulls, n);
     }
 
     pub(super) fn finish(&mut self) -> BooleanArray {
         BooleanArray::new(self.values.finish(), self.nulls.finish())
+    }
+}
+
+/// Keeps the first `n` entries of `nulls`, and no validity bitmap when none of them is null
+/// (as a builder that never saw the nulls cut off: `NullBufferBuilder::truncate` keeps the
+/// bitmap, and a batch would carry an all-valid one where the general way has none).
+pub(super) fn truncate_nulls(nulls: &mut NullBufferBuilder, n: usize) {
+    nulls.truncate(n);
+    let all_valid = nulls
+        .as_slice()
+        .is_some_and(|bits| UnalignedBitChunk::new(bits, 0, n).count_ones() == n);
+    if all_valid {
+        *nulls = NullBufferBuilder::new(0);
+        nulls.append_n_non_nulls(n);
     }
 }
 

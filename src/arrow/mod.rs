@@ -1,6 +1,10 @@
 //! Typed columns (the `arrow` feature): a program's type as an Arrow schema (`schema.rs`),
-//! decoded values as Arrow record batches (`columns.rs`), and state files as tables, one per
-//! resource type plus `instances` (`tables.rs`), for DataFusion, DuckDB, Polars, pandas and
+//! decoded values as Arrow record batches (`columns.rs`, its leaf columns' buffers in
+//! `leaves.rs`), rows read from their bytes straight into the columns when they are as go-cty
+//! writes them (`rows.rs`, with the readers `rows_json.rs` and `rows_msgpack.rs` and the keys
+//! they expect in `keys.rs`; any other row is decoded and appended, with the same result), the
+//! side columns (`notes.rs`) and exact decimals (`decimal.rs`), and state files as tables, one
+//! per resource type plus `instances` (`tables.rs`), for DataFusion, DuckDB, Polars, pandas and
 //! every other reader of Arrow and Parquet.
 //!
 //! The mapping, type by type (each choice is tested in `tests/arrow.rs`):

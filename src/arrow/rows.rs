@@ -10,6 +10,7 @@ use arrow_schema::ArrowError;
 use bumpalo::Bump;
 
 use super::columns::{BatchBuilder, Column};
+use super::leaves::truncate_nulls;
 use crate::error::DecodeError;
 use crate::limits::Limits;
 use crate::program::Program;
@@ -55,9 +56,11 @@ impl From<ArrowError> for AppendError {
     }
 }
 
-/// The longest input read straight: the general decode spends at most 40 arena bytes per
-/// input byte on containers (a map entry's slot), so below this it cannot reach its
-/// default [`Limits::max_arena_bytes`] and fail where the straight reader would not.
+/// The longest input read straight: on the rows the straight readers take, the general
+/// decode spends fewer than 40 arena bytes per input byte on containers (24 for a list item
+/// of one byte, 40 for a map entry of at least two, 24 for each attribute of an object, which
+/// comes with its key), so below this it cannot reach its default
+/// [`Limits::max_arena_bytes`] and fail where the straight reader would not.
 const STRAIGHT_MAX: u64 = Limits::DEFAULT.max_arena_bytes / 40;
 
 /// Which encoding a row is in.
@@ -71,8 +74,9 @@ impl BatchBuilder {
     /// Decodes `input`, one MessagePack value of the builder's type, as a row: what
     /// [`Program::decode_msgpack`] and then [`BatchBuilder::append`] do, the same rows and
     /// the same errors, but without building the value when the input is as go-cty writes
-    /// it (then about 1.3× as fast). `program` is the builder's program or one of its type;
-    /// `bump` holds the value when one is built, and may be reset after the call.
+    /// it (then about 1.3× as fast). `program` is the builder's program or one of its type
+    /// (a projection of the type is read the general way, its picks applied); `bump` holds
+    /// the value when one is built, and may be reset after the call.
     ///
     /// ```
     /// use bumpalo::Bump;
@@ -151,7 +155,12 @@ impl BatchBuilder {
         let columns_ok = match self.straight.columns_ok {
             Some(ok) => ok,
             None => {
-                let ok = self.attrs.is_none() && self.columns.iter().all(Column::straight);
+                // (The row's object is one level of nesting, its columns the others: within
+                // the default `max_depth`, the general decode never reaches it either.)
+                let depth = self.columns.iter().map(Column::depth).max().unwrap_or(0);
+                let ok = self.attrs.is_none()
+                    && self.columns.iter().all(Column::straight)
+                    && depth < Limits::DEFAULT.max_depth as usize;
                 self.straight.columns_ok = Some(ok);
                 ok
             }
@@ -197,6 +206,20 @@ impl Column {
         }
     }
 
+    /// The containers nested in this column's values: a list, map or object counts one,
+    /// with the deepest of its parts.
+    fn depth(&self) -> usize {
+        let below = match self {
+            Column::List { child, .. } => child.depth(),
+            Column::Map { values, .. } => values.depth(),
+            Column::Struct { children, .. } => {
+                children.iter().map(Column::depth).max().unwrap_or(0)
+            }
+            _ => return 0,
+        };
+        below.saturating_add(1)
+    }
+
     /// A null row (or item, or entry value): null here and in every field below.
     pub(super) fn append_nulls(&mut self) {
         match self {
@@ -236,7 +259,7 @@ impl Column {
                 ..
             } => {
                 offsets.truncate(n.saturating_add(1));
-                nulls.truncate(n);
+                truncate_nulls(nulls, n);
                 child.truncate(end(offsets));
             }
             Column::Map {
@@ -247,7 +270,7 @@ impl Column {
                 ..
             } => {
                 offsets.truncate(n.saturating_add(1));
-                nulls.truncate(n);
+                truncate_nulls(nulls, n);
                 let items = end(offsets);
                 keys.truncate(items);
                 values.truncate(items);
@@ -255,7 +278,7 @@ impl Column {
             Column::Struct {
                 nulls, children, ..
             } => {
-                nulls.truncate(n);
+                truncate_nulls(nulls, n);
                 for c in children {
                     c.truncate(n);
                 }

@@ -1,6 +1,6 @@
 //! One row read from JSON straight into the columns (`rows.rs` says when): an object
 //! holding the type's attributes in its order (as go-cty writes objects), strings without
-//! escapes (checked UTF-8), integers that fit `i64`, `true`, `false` and `null`, lists, sets
+//! escapes (checked UTF-8), integers that fit `i64` (not `-0`), `true`, `false` and `null`, lists, sets
 //! and maps (keys in order), whitespace anywhere JSON allows it. Anything else (an escape, a
 //! fraction, an attribute missing or out of order, a fault) answers `None` and the row is
 //! left to the general decode, which reads it or names the fault.

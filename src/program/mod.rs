@@ -213,6 +213,15 @@ pub struct Program {
     /// Programs of the concrete types met at `dynamic` positions: runtime state, kept beside
     /// the code (not in it) so that the code stays plain data.
     pub(crate) dyn_cache: DynCache,
+    /// A number no other program of the process has: what a cache keyed by program is keyed
+    /// by (an address can be a dropped program's).
+    pub(crate) serial: u64,
+}
+
+/// The next program's [`Program::serial`].
+pub(crate) fn next_serial() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A program's compiled data. Every id in it (the root, elements, tuple members, attribute

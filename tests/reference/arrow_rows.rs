@@ -6,6 +6,7 @@
 //! unknowns) JSON in the encodings the input picks, sometimes with a byte changed, between
 //! copies of the row as generated.
 
+use arrow_array::{Array, ListArray, MapArray, StructArray};
 use bumpalo::Bump;
 use tfwire::arrow::{ArrowOptions, BatchBuilder};
 use tfwire::{Program, Type};
@@ -58,7 +59,37 @@ pub fn both_ways(
     if s != g {
         return Err(format!("{encoding:?}: the batches differ:\n{s:?}\n{g:?}"));
     }
+    // Equal batches may still differ in which arrays carry a validity bitmap (all valid or
+    // not there): the same buffers, for writers that write what is there.
+    let bitmaps = |b: &arrow_array::RecordBatch| {
+        let mut out = Vec::new();
+        for c in b.columns() {
+            bitmaps_of(c.as_ref(), &mut out);
+        }
+        out
+    };
+    if bitmaps(&s) != bitmaps(&g) {
+        return Err(format!(
+            "{encoding:?}: the validity bitmaps differ:\n{s:?}\n{g:?}"
+        ));
+    }
     Ok(ok)
+}
+
+/// Whether each array of `array`'s tree has a validity bitmap, depth first.
+fn bitmaps_of(array: &dyn Array, out: &mut Vec<bool>) {
+    out.push(array.nulls().is_some());
+    let any = array.as_any();
+    if let Some(list) = any.downcast_ref::<ListArray>() {
+        bitmaps_of(list.values().as_ref(), out);
+    } else if let Some(map) = any.downcast_ref::<MapArray>() {
+        bitmaps_of(map.keys().as_ref(), out);
+        bitmaps_of(map.values().as_ref(), out);
+    } else if let Some(fields) = any.downcast_ref::<StructArray>() {
+        for c in fields.columns() {
+            bitmaps_of(c.as_ref(), out);
+        }
+    }
 }
 
 /// The check of the `arrow_rows` fuzz target on its bytes.
