@@ -26,15 +26,15 @@ pub struct BatchBuilder {
     pub(super) columns: Vec<Column>,
     /// The attributes the columns hold, by index in the type, when not all of them
     /// ([`BatchBuilder::with_attributes`]).
-    pub(super) attrs: Option<Box<[usize]>>,
+    attrs: Option<Box<[usize]>>,
     /// The number of attributes of the type.
     width: usize,
     /// What the columns cannot say ([`ArrowOptions::unknown_paths`],
     /// [`ArrowOptions::exact_numbers`]).
     pub(super) side: SideColumns,
     pub(super) rows: usize,
-    /// How rows are read straight into the columns (`rows.rs`).
-    pub(super) straight: Straight,
+    /// How rows are read straight into the columns (`rows.rs`), when they can be.
+    pub(super) straight: Option<Straight>,
 }
 
 impl BatchBuilder {
@@ -51,7 +51,7 @@ impl BatchBuilder {
         Ok(BatchBuilder {
             schema,
             width: columns.len(),
-            straight: Straight::new(program),
+            straight: Straight::new(program, options),
             columns,
             attrs: None,
             side: SideColumns::new(options),
@@ -113,7 +113,7 @@ impl BatchBuilder {
             width: all.width,
             side: all.side,
             rows: 0,
-            straight: Straight::off(),
+            straight: None,
         })
     }
 

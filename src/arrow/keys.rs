@@ -4,47 +4,43 @@
 //! the name in quotes), padded to a 32-byte block so that a key is compared with one load
 //! and one mask —, and the type itself, to know the programs that decode it.
 
+use super::schema::ArrowOptions;
 use crate::bytes::{eq_mask, first, BLOCK};
+use crate::limits::Limits;
 use crate::program::Program;
 use crate::schema::Type;
 
-/// A builder's part for the straight readers.
+/// A builder's part for the straight readers, when its rows can go straight.
 pub(super) struct Straight {
-    /// The type's attribute keys; `None` when rows never go straight (a builder of some of
-    /// the columns, whose others the general decode checks).
-    pub(super) keys: Option<Keys>,
+    /// The type's attribute keys.
+    pub(super) keys: Keys,
     /// The builder's type.
-    pub(super) ty: Option<Type>,
+    ty: Type,
     /// The serial of the last program seen decoding this type.
-    pub(super) program: u64,
-    /// Whether every column can take rows straight (found at the first row).
-    pub(super) columns_ok: Option<bool>,
+    program: u64,
 }
 
 impl Straight {
-    /// For a builder of all the attributes of `program`'s object type.
-    pub(super) fn new(program: &Program) -> Straight {
+    /// For a builder of all the attributes of `program`'s type, if its rows can go straight:
+    /// an object type whose parts are strings, bools, numbers (as `Float64`: not with
+    /// [`ArrowOptions::exact_numbers`]), and lists, sets, maps and objects (with attributes)
+    /// of them, nested no deeper than the default `max_depth` (the row's object counts
+    /// one), which the general decode then never reaches either. Not `dynamic`'s JSON, the
+    /// presence column of an object without attributes, or tuples.
+    pub(super) fn new(program: &Program, options: &ArrowOptions) -> Option<Straight> {
         let ty = program.root_type();
-        let keys = match ty {
-            Type::Object(o) => Some(Keys::new(o.attrs().iter().map(|(n, _)| n.as_str()))),
-            _ => None,
+        let Type::Object(o) = ty else {
+            return None;
         };
-        Straight {
-            keys,
-            ty: Some(ty.clone()),
+        let depth = nesting(ty, options)?;
+        if depth > Limits::DEFAULT.max_depth as usize {
+            return None;
+        }
+        Some(Straight {
+            keys: Keys::new(o.attrs().iter().map(|(n, _)| n.as_str())),
+            ty: ty.clone(),
             program: program.serial,
-            columns_ok: None,
-        }
-    }
-
-    /// For a builder whose rows never go straight.
-    pub(super) fn off() -> Straight {
-        Straight {
-            keys: None,
-            ty: None,
-            program: 0,
-            columns_ok: Some(false),
-        }
+        })
     }
 
     /// Whether `program` decodes the builder's type as the straight readers read it: a
@@ -58,12 +54,32 @@ impl Straight {
         if program.serial == self.program {
             return true;
         }
-        if self.ty.as_ref() == Some(program.root_type()) {
+        if self.ty == *program.root_type() {
             self.program = program.serial;
             return true;
         }
         false
     }
+}
+
+/// The containers nested in values of `ty` (a list, set, map or object counts one, with the
+/// deepest of its parts), when the straight readers can read it (see [`Straight::new`]).
+fn nesting(ty: &Type, options: &ArrowOptions) -> Option<usize> {
+    let below = match ty {
+        Type::String | Type::Bool => return Some(0),
+        Type::Number if !options.exact_numbers => return Some(0),
+        Type::List(t) | Type::Set(t) | Type::Map(t) => nesting(t, options)?,
+        // (An object without attributes is a presence column.)
+        Type::Object(o) if !o.attrs().is_empty() => {
+            let mut deepest = 0;
+            for (_, t) in o.attrs() {
+                deepest = deepest.max(nesting(t, options)?);
+            }
+            deepest
+        }
+        _ => return None,
+    };
+    Some(below.saturating_add(1))
 }
 
 /// One encoded key.

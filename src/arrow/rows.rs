@@ -152,25 +152,13 @@ impl BatchBuilder {
         if u64::try_from(input.len()).map_or(true, |n| n > STRAIGHT_MAX) {
             return Ok(false);
         }
-        let columns_ok = match self.straight.columns_ok {
-            Some(ok) => ok,
-            None => {
-                // (The row's object is one level of nesting, its columns the others: within
-                // the default `max_depth`, the general decode never reaches it either.)
-                let depth = self.columns.iter().map(Column::depth).max().unwrap_or(0);
-                let ok = self.attrs.is_none()
-                    && self.columns.iter().all(Column::straight)
-                    && depth < Limits::DEFAULT.max_depth as usize;
-                self.straight.columns_ok = Some(ok);
-                ok
-            }
+        let Some(straight) = &mut self.straight else {
+            return Ok(false);
         };
-        if !columns_ok || !self.straight.knows(program) {
+        if !straight.knows(program) {
             return Ok(false);
         }
-        let Some(keys) = &self.straight.keys else {
-            return Ok(false);
-        };
+        let keys = &straight.keys;
         let read = match encoding {
             Encoding::MessagePack => {
                 super::rows_msgpack::row(&mut self.columns, &keys.msgpack, input)
@@ -191,35 +179,6 @@ impl BatchBuilder {
 }
 
 impl Column {
-    /// Whether the straight readers can fill this column: strings, bools, numbers as
-    /// `Float64`, and lists, sets, maps and objects of them. (Not `dynamic`'s JSON, the
-    /// presence of an object without attributes, exact decimals or tuples.)
-    fn straight(&self) -> bool {
-        match self {
-            Column::Utf8(_) | Column::Bool(_) | Column::Float64(_) => true,
-            Column::List { child, .. } => child.straight(),
-            Column::Map { values, .. } => values.straight(),
-            Column::Struct { children, keys, .. } => {
-                keys.is_some() && children.iter().all(Column::straight)
-            }
-            Column::Json(_) | Column::Present(_) | Column::Decimal(_) => false,
-        }
-    }
-
-    /// The containers nested in this column's values: a list, map or object counts one,
-    /// with the deepest of its parts.
-    fn depth(&self) -> usize {
-        let below = match self {
-            Column::List { child, .. } => child.depth(),
-            Column::Map { values, .. } => values.depth(),
-            Column::Struct { children, .. } => {
-                children.iter().map(Column::depth).max().unwrap_or(0)
-            }
-            _ => return 0,
-        };
-        below.saturating_add(1)
-    }
-
     /// A null row (or item, or entry value): null here and in every field below.
     pub(super) fn append_nulls(&mut self) {
         match self {
@@ -245,8 +204,8 @@ impl Column {
         }
     }
 
-    /// Keeps the first `n` rows (items, entries) of a column [`Column::straight`] says yes
-    /// to.
+    /// Keeps the first `n` rows (items, entries) of a column the straight readers fill
+    /// (`keys.rs`, `Straight::new`).
     fn truncate(&mut self, n: usize) {
         match self {
             Column::Utf8(b) => b.truncate(n),
@@ -283,7 +242,7 @@ impl Column {
                     c.truncate(n);
                 }
             }
-            // (Never read straight: see `straight`.)
+            // (Never read straight: see `Straight::new`.)
             Column::Json(_) | Column::Present(_) | Column::Decimal(_) => {}
         }
     }

@@ -132,8 +132,8 @@ with_setters!(Parts {
 struct TypeTable {
     /// The type of its rows' values (the first schema that decoded one).
     ty: crate::Type,
-    /// The address of the program that made it (compared, never followed).
-    program: usize,
+    /// The serial of the program that made it.
+    program: u64,
     envelope: Envelope,
     values: BatchBuilder,
     schema: SchemaRef,
@@ -353,9 +353,7 @@ impl StateTables {
         };
         // (The program that made a table decodes its type: no need to compare the types,
         // which may have hundreds of attributes.)
-        let same = |t: &TypeTable| {
-            t.program == std::ptr::from_ref(m.program) as usize || t.ty == *m.program.root_type()
-        };
+        let same = |t: &TypeTable| t.program == m.program.serial || t.ty == *m.program.root_type();
         let i = match tables.iter().position(same) {
             Some(i) => i,
             None => {
@@ -478,7 +476,7 @@ impl TypeTable {
         fields.extend(values.schema().fields().iter().map(|f| f.as_ref().clone()));
         Ok(TypeTable {
             ty: program.root_type().clone(),
-            program: std::ptr::from_ref(program) as usize,
+            program: program.serial,
             envelope: Envelope::new(ENVELOPE_COLUMNS.len().saturating_sub(1)),
             values,
             schema: Arc::new(Schema::new(fields)),
