@@ -205,6 +205,13 @@ pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
     high == 0 && blocks.remainder().is_ascii()
 }
 
+/// True when `bytes` are UTF-8: ASCII checked a block at a time first (most text), the
+/// rest by simdutf8.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
+    is_ascii(bytes) || simdutf8::basic::from_utf8(bytes).is_ok()
+}
+
 /// The mask of the first `n` bytes of a block (`n <= 32`).
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn first(n: usize) -> u32 {

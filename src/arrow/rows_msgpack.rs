@@ -2,12 +2,14 @@
 //! holding the type's attributes in its order (as go-cty writes objects), strings checked
 //! UTF-8 and copied into their column, integers and floats into theirs, lists, sets and
 //! maps (keys in order) into their offsets and children, nil as nulls all the way down.
-//! Anything else (an unknown, a `bin`, a `uint64`, a key out of order, a fault) answers
+//! Anything else (an unknown, a `bin`, a decimal string, a key out of order, a fault) answers
 //! `None` and the row is left to the general decode, which reads it or names the fault.
 
 use super::columns::Column;
 use super::keys::Key;
 use super::leaves::end_items;
+use crate::bytes::is_utf8;
+use crate::decode::msgpack::number_f64;
 
 /// Reads the row at the start of `buf` (the whole input) into `columns`, whose attributes'
 /// keys are `keys`.
@@ -51,7 +53,7 @@ fn value(c: &mut Column, buf: &[u8], at: usize) -> Option<usize> {
             Some(next)
         }
         Column::Float64(f) => {
-            let (x, end) = number(buf, at, m)?;
+            let (x, end) = number_f64(buf, at, m)?;
             f.append(x);
             Some(end)
         }
@@ -125,57 +127,36 @@ fn text(buf: &[u8], at: usize, m: u8) -> Option<(&[u8], usize)> {
     let start = at.checked_add(header)?;
     let end = start.checked_add(usize::try_from(len).ok()?)?;
     let bytes = buf.get(start..end)?;
-    let utf8 = crate::bytes::is_ascii(bytes) || simdutf8::basic::from_utf8(bytes).is_ok();
-    utf8.then_some((bytes, end))
-}
-
-/// The number (marker `m`) at `at` as the general decode gives it to a `Float64` column
-/// (an integer of at most 63 bits, or a float that is not NaN nor infinite), and the
-/// position after it.
-#[inline(always)]
-fn number(buf: &[u8], at: usize, m: u8) -> Option<(f64, usize)> {
-    let body = at.wrapping_add(1);
-    let (x, n) = match m {
-        0x00..=0x7f => (f64::from(m), 0),
-        0xe0..=0xff => (f64::from(m as i8), 0),
-        0xcc => (be(buf, body, 1)? as f64, 1),
-        0xcd => (be(buf, body, 2)? as f64, 2),
-        0xce => (be(buf, body, 4)? as f64, 4),
-        0xd0 => (f64::from(be(buf, body, 1)? as u8 as i8), 1),
-        0xd1 => (f64::from(be(buf, body, 2)? as u16 as i16), 2),
-        0xd2 => (f64::from(be(buf, body, 4)? as u32 as i32), 4),
-        0xd3 => (be(buf, body, 8)? as i64 as f64, 8),
-        0xca => (f64::from(f32::from_bits(be(buf, body, 4)? as u32)), 4),
-        0xcb => (f64::from_bits(be(buf, body, 8)?), 8),
-        _ => return None,
-    };
-    x.is_finite().then_some((x, body.wrapping_add(n)))
+    is_utf8(bytes).then_some((bytes, end))
 }
 
 /// A map header at `at`: its entry count and the position after it.
 #[inline(always)]
 fn map_len(buf: &[u8], at: usize) -> Option<(usize, usize)> {
-    let m = *buf.get(at)?;
-    let body = at.wrapping_add(1);
-    let (n, header) = match m {
-        0x80..=0x8f => (u64::from(m & 0x0f), 0),
-        0xde => (be(buf, body, 2)?, 2),
-        0xdf => (be(buf, body, 4)?, 4),
-        _ => return None,
-    };
-    Some((usize::try_from(n).ok()?, body.wrapping_add(header)))
+    container_len(buf, at, 0x80, 0xde)
 }
 
 /// An array header at `at`: its item count and the position after it.
 #[inline(always)]
 fn array_len(buf: &[u8], at: usize) -> Option<(usize, usize)> {
+    container_len(buf, at, 0x90, 0xdc)
+}
+
+/// A container header at `at` of the kind whose fix form is `fix` (`0x80`, `0x90`) and
+/// whose 16-bit form is `wide` (`0xde`, `0xdc`; the 32-bit form follows it): the count and
+/// the position after the header.
+#[inline(always)]
+fn container_len(buf: &[u8], at: usize, fix: u8, wide: u8) -> Option<(usize, usize)> {
     let m = *buf.get(at)?;
     let body = at.wrapping_add(1);
-    let (n, header) = match m {
-        0x90..=0x9f => (u64::from(m & 0x0f), 0),
-        0xdc => (be(buf, body, 2)?, 2),
-        0xdd => (be(buf, body, 4)?, 4),
-        _ => return None,
+    let (n, header) = if m & 0xf0 == fix {
+        (u64::from(m & 0x0f), 0)
+    } else if m == wide {
+        (be(buf, body, 2)?, 2)
+    } else if m == wide.wrapping_add(1) {
+        (be(buf, body, 4)?, 4)
+    } else {
+        return None;
     };
     Some((usize::try_from(n).ok()?, body.wrapping_add(header)))
 }

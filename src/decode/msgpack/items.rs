@@ -502,7 +502,7 @@ const NUMBER_WIDTHS: [u8; 10] = [4, 8, 1, 2, 4, 8, 1, 2, 4, 8];
 
 /// The payload width of a fixed-width number marker (0 for any other byte).
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn width(m: u8) -> usize {
+pub(super) fn width(m: u8) -> usize {
     NUMBER_WIDTHS
         .get(m.wrapping_sub(0xca) as usize)
         .map_or(0, |&w| w as usize)
@@ -512,7 +512,7 @@ fn width(m: u8) -> usize {
 /// when 8 bytes follow the marker; `None` for anything else (the caller's general path takes
 /// it, NaN and the end of the input included).
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn fixed_width_number<'a>(buf: &[u8], at: usize, m: u8) -> Option<Value<'a>> {
+pub(super) fn fixed_width_number<'a>(buf: &[u8], at: usize, m: u8) -> Option<Value<'a>> {
     let kind = m.wrapping_sub(0xca);
     let bits = u32::from(*NUMBER_WIDTHS.get(kind as usize)?).wrapping_mul(8);
     let word = buf.get(at.wrapping_add(1)..)?.first_chunk::<8>()?;

@@ -448,6 +448,22 @@ fn skip_error(e: SkipError, at: usize) -> Pending {
     }
 }
 
+/// The number (marker `m`) at `at` as the nearest `f64`, when it is one the decode reads
+/// without its general path — a fixint, or a fixed-width int or float (not NaN, which the
+/// decode rejects) with 8 bytes after its marker —, and the position after it. For the
+/// Arrow row reader (`arrow/rows_msgpack.rs`), whose `Float64` columns hold numbers so.
+#[cfg(feature = "arrow")]
+#[inline(always)]
+pub(crate) fn number_f64(buf: &[u8], at: usize, m: u8) -> Option<(f64, usize)> {
+    let next = at.wrapping_add(1);
+    let x = match m {
+        0x00..=0x7f => return Some((f64::from(m), next)),
+        0xe0..=0xff => return Some((f64::from(m as i8), next)),
+        _ => items::fixed_width_number(buf, at, m)?.as_f64()?,
+    };
+    Some((x, next.wrapping_add(items::width(m))))
+}
+
 #[cfg(test)]
 mod tests {
     /// Every value case of `test_values` through the MessagePack executor (and items.rs, the program's key matching, the dynamic-type cache); run under Miri by `.ci/miri`.

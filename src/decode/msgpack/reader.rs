@@ -341,7 +341,7 @@ fn short_ascii_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
 /// A skipped string's bytes (whose header is at `at`) must be UTF-8.
 #[inline(always)]
 fn valid_text(bytes: &[u8], at: usize) -> Result<(), SkipError> {
-    if crate::bytes::is_ascii(bytes) || simdutf8::basic::from_utf8(bytes).is_ok() {
+    if crate::bytes::is_utf8(bytes) {
         return Ok(());
     }
     Err(SkipError::InvalidUtf8(at))
