@@ -66,21 +66,9 @@ fn value(c: &mut Column, buf: &[u8], i: usize) -> Option<usize> {
             child,
             ..
         } => {
-            let mut i = skip_ws(buf, expect(buf, i, b'[')?);
-            let mut n = 0usize;
-            if buf.get(i) != Some(&b']') {
-                loop {
-                    i = skip_ws(buf, value(child, buf, i)?);
-                    n = n.wrapping_add(1);
-                    match buf.get(i) {
-                        Some(b',') => i = skip_ws(buf, i.wrapping_add(1)),
-                        Some(b']') => break,
-                        _ => return None,
-                    }
-                }
-            }
+            let (n, end) = items(buf, i, b'[', b']', |i| value(child, buf, i))?;
             end_items(offsets, nulls, n)?;
-            Some(i.wrapping_add(1))
+            Some(end)
         }
         Column::Map {
             offsets,
@@ -89,31 +77,20 @@ fn value(c: &mut Column, buf: &[u8], i: usize) -> Option<usize> {
             values,
             ..
         } => {
-            let mut i = skip_ws(buf, expect(buf, i, b'{')?);
-            let mut n = 0usize;
             let mut last: Option<&[u8]> = None;
-            if buf.get(i) != Some(&b'}') {
-                loop {
-                    let (key, end) = plain_string(buf, i)?;
-                    // Keys in order and none repeated (else go-cty's sort and last-wins,
-                    // there).
-                    if last.is_some_and(|l| l >= key) {
-                        return None;
-                    }
-                    last = Some(key);
-                    keys.append_checked(key);
-                    i = skip_ws(buf, expect(buf, skip_ws(buf, end), b':')?);
-                    i = skip_ws(buf, value(values, buf, i)?);
-                    n = n.wrapping_add(1);
-                    match buf.get(i) {
-                        Some(b',') => i = skip_ws(buf, i.wrapping_add(1)),
-                        Some(b'}') => break,
-                        _ => return None,
-                    }
+            let (n, end) = items(buf, i, b'{', b'}', |i| {
+                let (key, end) = plain_string(buf, i)?;
+                // Keys in order and none repeated (else go-cty's sort and last-wins, there).
+                if last.is_some_and(|l| l >= key) {
+                    return None;
                 }
-            }
+                last = Some(key);
+                keys.append_checked(key);
+                let i = skip_ws(buf, expect(buf, skip_ws(buf, end), b':')?);
+                value(values, buf, i)
+            })?;
             end_items(offsets, nulls, n)?;
-            Some(i.wrapping_add(1))
+            Some(end)
         }
         Column::Struct {
             nulls,
@@ -127,4 +104,31 @@ fn value(c: &mut Column, buf: &[u8], i: usize) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// The items of a list (`open` `[`) or the entries of a map (`{`) at `at`, each read by
+/// `item` at its first byte (whitespace and commas stepped over here): their count and the
+/// position after the closing bracket.
+#[inline(always)]
+fn items(
+    buf: &[u8],
+    at: usize,
+    open: u8,
+    close: u8,
+    mut item: impl FnMut(usize) -> Option<usize>,
+) -> Option<(usize, usize)> {
+    let mut i = skip_ws(buf, expect(buf, at, open)?);
+    let mut n = 0usize;
+    if buf.get(i) != Some(&close) {
+        loop {
+            i = skip_ws(buf, item(i)?);
+            n = n.wrapping_add(1);
+            match buf.get(i) {
+                Some(b',') => i = skip_ws(buf, i.wrapping_add(1)),
+                Some(&c) if c == close => break,
+                _ => return None,
+            }
+        }
+    }
+    Some((n, i.wrapping_add(1)))
 }

@@ -7,7 +7,8 @@ use super::number::number;
 use super::scan::{literal, ws};
 use super::string::{scan_string, NON_ASCII};
 
-/// The position of the first byte at or after `i` that is not whitespace.
+/// The position of the first byte at or after `i` that is not whitespace (the executor's
+/// `ws`, which its module keeps to the JSON decoders).
 #[inline(always)]
 pub(crate) fn skip_ws(buf: &[u8], i: usize) -> usize {
     ws(buf, i)
