@@ -250,6 +250,16 @@ fn projections_other_programs_depth_and_nulls_go_as_the_general_way() {
         0
     );
 
+    // A name JSON escapes, written unescaped: no JSON, both ways an error; escaped, a row.
+    let row = tfwire::schema::ObjectType::new([("a\"b", Type::String)], &[]).unwrap();
+    let program = Program::new(&Type::Object(row)).unwrap();
+    let rows = [&br#"{"a"b":"x"}"#[..], br#"{"a\"b":"x"}"#];
+    let rows: Vec<Vec<u8>> = rows.iter().map(|r| r.to_vec()).collect();
+    assert_eq!(
+        both_ways(&program, &options, Encoding::Json, &rows).unwrap(),
+        1
+    );
+
     // A null, then the row given up: no bitmap is left behind.
     let program = Program::from_type_json(r#"["object",{"a":"string","b":"number"}]"#).unwrap();
     let rows = [

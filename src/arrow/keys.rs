@@ -1,12 +1,11 @@
 //! What the straight row readers (`rows.rs`, `rows_msgpack.rs`, `rows_json.rs`) keep of a
-//! builder's type: its attribute names as they expect them on the wire, in the type's order
-//! — each key's encoded bytes (MessagePack: the `fixstr`/`str8` header and the name; JSON:
-//! the name in quotes), padded to a 32-byte block so that a key is compared with one load
-//! and one mask —, and the type itself, to know the programs that decode it.
+//! builder's type: whether its rows can go straight, its attribute keys in the type's order
+//! (the executors' pre-encoded keys), and the type itself, to know the programs that decode
+//! it.
 
 use super::schema::ArrowOptions;
-use crate::bytes::{eq_mask, first, BLOCK};
 use crate::limits::Limits;
+use crate::program::key::AttrEntry;
 use crate::program::Program;
 use crate::schema::Type;
 
@@ -82,81 +81,15 @@ fn nesting(ty: &Type, options: &ArrowOptions) -> Option<usize> {
     Some(below.saturating_add(1))
 }
 
-/// One encoded key.
-pub(super) struct Key {
-    /// The first [`BLOCK`] bytes of the encoded key, zero-padded.
-    block: [u8; BLOCK],
-    /// The whole encoded key.
-    bytes: Box<[u8]>,
-}
-
-impl Key {
-    fn new(bytes: Vec<u8>) -> Key {
-        let mut block = [0u8; BLOCK];
-        for (b, x) in block.iter_mut().zip(&bytes) {
-            *b = *x;
-        }
-        Key {
-            block,
-            bytes: bytes.into_boxed_slice(),
-        }
-    }
-
-    /// The position after this key if `buf` holds it at `at`.
-    #[inline(always)]
-    pub(super) fn at(&self, buf: &[u8], at: usize) -> Option<usize> {
-        let n = self.bytes.len();
-        let end = at.checked_add(n)?;
-        if n <= BLOCK {
-            if let Some(block) = buf.get(at..).and_then(|s| s.first_chunk::<BLOCK>()) {
-                let want = first(n);
-                return (eq_mask(block, &self.block) & want == want).then_some(end);
-            }
-        }
-        (buf.get(at..end)? == &*self.bytes).then_some(end)
-    }
-}
-
-/// The keys of an object type's attributes, in both encodings.
-pub(super) struct Keys {
-    pub(super) msgpack: Box<[Key]>,
-    pub(super) json: Box<[Key]>,
-}
+/// The keys of an object type's attributes, in the type's order: the executors' own
+/// pre-encoded keys ([`AttrEntry`]: the MessagePack form compared in one 32-byte block, the
+/// JSON form quoted, never matched for a name JSON would escape).
+pub(super) struct Keys(pub(super) Box<[AttrEntry]>);
 
 impl Keys {
     /// The keys of attributes `names`, in order.
-    pub(super) fn new<'n>(names: impl Iterator<Item = &'n str> + Clone) -> Keys {
-        let msgpack = names.clone().map(|name| {
-            let len = name.len();
-            let mut bytes = Vec::with_capacity(len.saturating_add(5));
-            // (The shortest header, as go-cty writes keys.)
-            if len < 32 {
-                bytes.push(0xa0 | len as u8);
-            } else if let Ok(n) = u8::try_from(len) {
-                bytes.extend_from_slice(&[0xd9, n]);
-            } else if let Ok(n) = u16::try_from(len) {
-                bytes.push(0xda);
-                bytes.extend_from_slice(&n.to_be_bytes());
-            } else {
-                bytes.push(0xdb);
-                bytes.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_be_bytes());
-            }
-            bytes.extend_from_slice(name.as_bytes());
-            Key::new(bytes)
-        });
-        let json = names.map(|name| {
-            // A name that JSON would escape never matches as written: the row reader gives
-            // up on such a key and the general decode reads it.
-            let mut bytes = Vec::with_capacity(name.len().saturating_add(2));
-            bytes.push(b'"');
-            bytes.extend_from_slice(name.as_bytes());
-            bytes.push(b'"');
-            Key::new(bytes)
-        });
-        Keys {
-            msgpack: msgpack.collect(),
-            json: json.collect(),
-        }
+    pub(super) fn new<'n>(names: impl Iterator<Item = &'n str>) -> Keys {
+        Keys(names.map(AttrEntry::key_only).collect())
     }
 }
 
@@ -167,21 +100,26 @@ mod tests {
     #[test]
     fn keys_match_only_their_encoding() {
         let long = "x".repeat(40);
-        let keys = Keys::new(["id", long.as_str()].into_iter());
+        let keys = Keys::new(["id", long.as_str(), "a\"b"].into_iter());
+        let [id, long_key, quoted] = &keys.0[..] else {
+            panic!("three keys")
+        };
         let mut input = vec![0xa2, b'i', b'd', 0xa2, b'i', b'e'];
         input.extend([0u8; 40]);
-        assert_eq!(keys.msgpack[0].at(&input, 0), Some(3));
-        assert_eq!(keys.msgpack[0].at(&input, 3), None);
+        assert!(id.matches(&input, 0) && id.len() == 3);
+        assert!(!id.matches(&input, 3));
         // Near the end (no whole block left): compared as a slice.
-        assert_eq!(keys.msgpack[0].at(&input[..3], 0), Some(3));
-        assert_eq!(keys.msgpack[0].at(&input[..2], 0), None);
-        let mut long_key = vec![0xd9, 40];
-        long_key.extend(long.as_bytes());
-        assert_eq!(keys.msgpack[1].at(&long_key, 0), Some(42));
-        long_key[41] = b'y';
-        assert_eq!(keys.msgpack[1].at(&long_key, 0), None);
-        let json = br#""id": 1, "ie""#;
-        assert_eq!(keys.json[0].at(json, 0), Some(4));
-        assert_eq!(keys.json[0].at(json, 9), None);
+        assert!(id.matches(&input[..3], 0));
+        assert!(!id.matches(&input[..2], 0));
+        let mut long_input = vec![0xd9, 40];
+        long_input.extend(long.as_bytes());
+        assert!(long_key.matches(&long_input, 0));
+        long_input[41] = b'y';
+        assert!(!long_key.matches(&long_input, 0));
+        let json = br#""id" : 1, "ie":"#;
+        assert_eq!(id.match_json(json, 0), Some(6));
+        assert_eq!(id.match_json(json, 10), None);
+        // A name JSON escapes is never matched as written (`{"a"b":1}` is no JSON).
+        assert_eq!(quoted.match_json(br#""a"b":1"#, 0), None);
     }
 }

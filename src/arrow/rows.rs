@@ -160,10 +160,8 @@ impl BatchBuilder {
         }
         let keys = &straight.keys;
         let read = match encoding {
-            Encoding::MessagePack => {
-                super::rows_msgpack::row(&mut self.columns, &keys.msgpack, input)
-            }
-            Encoding::Json => super::rows_json::row(&mut self.columns, &keys.json, input),
+            Encoding::MessagePack => super::rows_msgpack::row(&mut self.columns, &keys.0, input),
+            Encoding::Json => super::rows_json::row(&mut self.columns, &keys.0, input),
         };
         if read.is_none() {
             let rows = self.rows;

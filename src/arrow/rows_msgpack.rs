@@ -6,26 +6,29 @@
 //! `None` and the row is left to the general decode, which reads it or names the fault.
 
 use super::columns::Column;
-use super::keys::Key;
 use super::leaves::end_items;
 use crate::bytes::is_utf8;
 use crate::decode::msgpack::number_f64;
+use crate::program::key::AttrEntry;
 
 /// Reads the row at the start of `buf` (the whole input) into `columns`, whose attributes'
 /// keys are `keys`.
-pub(super) fn row(columns: &mut [Column], keys: &[Key], buf: &[u8]) -> Option<()> {
+pub(super) fn row(columns: &mut [Column], keys: &[AttrEntry], buf: &[u8]) -> Option<()> {
     let end = object(columns, keys, buf, 0)?;
     (end == buf.len()).then_some(())
 }
 
 /// An object at `at`, of attributes `keys`: the position after it.
-fn object(children: &mut [Column], keys: &[Key], buf: &[u8], at: usize) -> Option<usize> {
+fn object(children: &mut [Column], keys: &[AttrEntry], buf: &[u8], at: usize) -> Option<usize> {
     let (n, mut pos) = map_len(buf, at)?;
     if n != keys.len() {
         return None;
     }
     for (c, k) in children.iter_mut().zip(keys) {
-        pos = value(c, buf, k.at(buf, pos)?)?;
+        if !k.matches(buf, pos) {
+            return None;
+        }
+        pos = value(c, buf, pos.checked_add(k.len())?)?;
     }
     Some(pos)
 }
@@ -99,7 +102,7 @@ fn value(c: &mut Column, buf: &[u8], at: usize) -> Option<usize> {
             keys: Some(keys),
             ..
         } => {
-            let end = object(children, &keys.msgpack, buf, at)?;
+            let end = object(children, &keys.0, buf, at)?;
             nulls.append_non_null();
             Some(end)
         }

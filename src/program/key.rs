@@ -92,6 +92,12 @@ impl AttrEntry {
         }
     }
 
+    /// The entry of attribute `name` for a reader that only matches keys and dispatches on
+    /// its own (the Arrow row readers): `op` and `code` are those of `dynamic`, never read.
+    pub(crate) fn key_only(name: &str) -> AttrEntry {
+        AttrEntry::new(name, OpId(0), Op::Dynamic)
+    }
+
     /// The key as Go's JSON encoder writes it, quoted and with its colon, when it is the one
     /// the decoder matches (else the caller escapes the name).
     #[cfg_attr(not(debug_assertions), inline(always))]
