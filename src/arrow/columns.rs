@@ -11,7 +11,7 @@ use arrow_schema::{ArrowError, DataType, FieldRef, Fields, SchemaRef};
 
 use super::decimal::{scaled, ONE};
 use super::keys::{Keys, Straight};
-use super::leaves::{Bools, Floats, Texts};
+use super::leaves::{end_items, Bools, Floats, Texts};
 use super::notes::{too_large, Notes, SideColumns};
 use super::schema::{data_type, schema, ArrowOptions};
 use crate::error::SchemaError;
@@ -169,7 +169,7 @@ impl BatchBuilder {
                     notes.unknown();
                 }
                 for column in &mut self.columns {
-                    column.append(program, Value::Null, &mut notes)?;
+                    column.append_nulls();
                 }
             }
             v => return Err(mismatch("an object", v)),
@@ -318,13 +318,15 @@ impl Column {
         v: Value<'_>,
         u: &mut Notes<'_>,
     ) -> Result<(), ArrowError> {
-        if let Value::Unknown(_) = v {
-            u.unknown();
-            return self.append(program, Value::Null, u);
+        if let Value::Null | Value::Unknown(_) = v {
+            if let Value::Unknown(_) = v {
+                u.unknown();
+            }
+            self.append_nulls();
+            return Ok(());
         }
         match (self, v) {
             (Column::Utf8(b), Value::String(s)) => b.append(s),
-            (Column::Json(b), Value::Null) => b.append_null(),
             // A typed null or unknown: null (an unknown's path recorded).
             (Column::Json(b), Value::Dynamic(d))
                 if matches!(d.value, Value::Null | Value::Unknown(_)) =>
@@ -339,17 +341,12 @@ impl Column {
                     .map_err(|e| ArrowError::InvalidArgumentError(e.to_string()))?;
                 b.append_value(json);
             }
-            (Column::Utf8(b), Value::Null) => b.append_null(),
             (Column::Bool(b), Value::Bool(x)) => b.append(x),
-            (Column::Bool(b), Value::Null) => b.append_null(),
-            (Column::Present(b), Value::Null) => b.append_null(),
             (Column::Present(b), Value::Object(_) | Value::Tuple(_)) => b.append_value(true),
-            (Column::Float64(b), Value::Null) => b.append_null(),
             (Column::Float64(b), v) => match v.as_f64() {
                 Some(x) => b.append(x),
                 None => return Err(mismatch("a number", v)),
             },
-            (Column::Decimal(b), Value::Null) => b.append_null(),
             (Column::Decimal(b), v) => match v.as_number() {
                 Some(n) => match scaled(&n) {
                     Some(x) => b.append_value(x),
@@ -367,32 +364,18 @@ impl Column {
                     child,
                     ..
                 },
-                v,
+                Value::List(items) | Value::Set(items),
             ) => {
-                match v {
-                    Value::Null => nulls.append_null(),
-                    Value::List(items) | Value::Set(items) => {
-                        for (i, x) in items.iter().enumerate() {
-                            if !child.append_scalar(*x) {
-                                u.enter(crate::path::Step::Index(i), |u| {
-                                    child.append(program, *x, u)
-                                })?;
-                            }
-                        }
-                        nulls.append_non_null();
+                for (i, x) in items.iter().enumerate() {
+                    if !child.append_scalar(*x) {
+                        u.enter(crate::path::Step::Index(i), |u| {
+                            child.append(program, *x, u)
+                        })?;
                     }
-                    v => return Err(mismatch("a list or set", v)),
                 }
-                let end = offsets.last().copied().unwrap_or(0);
-                let n = match v {
-                    Value::List(items) | Value::Set(items) => items.len(),
-                    _ => 0,
-                };
-                offsets.push(
-                    end.checked_add(i32::try_from(n).map_err(|_| too_large())?)
-                        .ok_or_else(too_large)?,
-                );
+                end_items(offsets, nulls, items.len()).ok_or_else(too_large)?;
             }
+            (Column::List { .. }, v) => return Err(mismatch("a list or set", v)),
             (
                 Column::Map {
                     offsets,
@@ -405,7 +388,6 @@ impl Column {
             ) => {
                 let mut n = 0usize;
                 match v {
-                    Value::Null => nulls.append_null(),
                     Value::Map(entries) => {
                         // go-cty's map: keys sorted, a repeated key's last value. (Sorted
                         // already, as go-cty and Terraform write maps: taken as they are.)
@@ -433,15 +415,10 @@ impl Column {
                                 }
                             }
                         }
-                        nulls.append_non_null();
                     }
                     v => return Err(mismatch("a map", v)),
                 }
-                let end = offsets.last().copied().unwrap_or(0);
-                offsets.push(
-                    end.checked_add(i32::try_from(n).map_err(|_| too_large())?)
-                        .ok_or_else(too_large)?,
-                );
+                end_items(offsets, nulls, n).ok_or_else(too_large)?;
             }
             (
                 Column::Struct {
@@ -449,12 +426,6 @@ impl Column {
                 },
                 v,
             ) => match v {
-                Value::Null => {
-                    nulls.append_null();
-                    for c in children {
-                        c.append(program, Value::Null, u)?;
-                    }
-                }
                 Value::Object(object) => {
                     let names = program.attr_names(object.op());
                     if names.len() != children.len() || object.attrs().len() != names.len() {
@@ -478,6 +449,31 @@ impl Column {
             (_, v) => return Err(mismatch("a value of the column's type", v)),
         }
         Ok(())
+    }
+
+    /// A null row (or item, or entry value): null here and in every field below.
+    pub(super) fn append_nulls(&mut self) {
+        match self {
+            Column::Utf8(b) => b.append_null(),
+            Column::Json(b) => b.append_null(),
+            Column::Bool(b) => b.append_null(),
+            Column::Present(b) => b.append_null(),
+            Column::Float64(b) => b.append_null(),
+            Column::Decimal(b) => b.append_null(),
+            Column::List { offsets, nulls, .. } | Column::Map { offsets, nulls, .. } => {
+                let last = offsets.last().copied().unwrap_or(0);
+                offsets.push(last);
+                nulls.append_null();
+            }
+            Column::Struct {
+                nulls, children, ..
+            } => {
+                nulls.append_null();
+                for c in children {
+                    c.append_nulls();
+                }
+            }
+        }
     }
 
     /// The column's array; the builder starts again empty.

@@ -177,31 +177,6 @@ impl BatchBuilder {
 }
 
 impl Column {
-    /// A null row (or item, or entry value): null here and in every field below.
-    pub(super) fn append_nulls(&mut self) {
-        match self {
-            Column::Utf8(b) => b.append_null(),
-            Column::Json(b) => b.append_null(),
-            Column::Bool(b) => b.append_null(),
-            Column::Present(b) => b.append_null(),
-            Column::Float64(b) => b.append_null(),
-            Column::Decimal(b) => b.append_null(),
-            Column::List { offsets, nulls, .. } | Column::Map { offsets, nulls, .. } => {
-                let last = offsets.last().copied().unwrap_or(0);
-                offsets.push(last);
-                nulls.append_null();
-            }
-            Column::Struct {
-                nulls, children, ..
-            } => {
-                nulls.append_null();
-                for c in children {
-                    c.append_nulls();
-                }
-            }
-        }
-    }
-
     /// Keeps the first `n` rows (items, entries) of a column the straight readers fill
     /// (`keys.rs`, `Straight::new`).
     fn truncate(&mut self, n: usize) {
