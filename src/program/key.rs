@@ -94,6 +94,7 @@ impl AttrEntry {
 
     /// The entry of attribute `name` for a reader that only matches keys and dispatches on
     /// its own (the Arrow row readers): `op` and `code` are those of `dynamic`, never read.
+    #[cfg(feature = "arrow")]
     pub(crate) fn key_only(name: &str) -> AttrEntry {
         AttrEntry::new(name, OpId(0), Op::Dynamic)
     }

@@ -214,7 +214,9 @@ pub struct Program {
     /// the code (not in it) so that the code stays plain data.
     pub(crate) dyn_cache: DynCache,
     /// A number no other program of the process has: what a cache keyed by program is keyed
-    /// by (an address can be a dropped program's).
+    /// by (an address can be a dropped program's). (Only the `arrow` module keeps such
+    /// caches so far.)
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) serial: u64,
 }
 
