@@ -10,7 +10,9 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::string::{control, unterminated, ESCAPED, NON_ASCII};
+use super::string::{
+    control, simple_escape, unterminated, ESCAPED, NON_ASCII, NOT_SIMPLE, SIMPLE_ESCAPES,
+};
 use crate::decode::common::Pending;
 
 /// An instruction set a classifier uses.
@@ -125,6 +127,8 @@ macro_rules! scan_blocks {
         let mut i = $i;
         let mut flags = 0u8;
         let mut carry = false;
+        // An escape not of the two-byte kind was seen (a `\\u` one, or a bad one).
+        let mut other_escape = false;
         // The last, partial block is padded with a byte that is none of the four.
         let mut padded = [b'a'; 64];
         loop {
@@ -157,10 +161,19 @@ macro_rules! scan_blocks {
             if m.backslash & before != 0 {
                 flags |= ESCAPED;
             }
+            // The bytes escaped by a backslash (after a run of odd length: an even run is
+            // escaped backslashes, always valid) that belong to the string.
+            let escapes = escaped & before;
+            if escapes != 0 {
+                other_escape |= !simple_escapes(block, escapes);
+            }
             if m.high & before != 0 {
                 flags |= NON_ASCII;
             }
             if quotes != 0 {
+                if flags & ESCAPED != 0 && !other_escape {
+                    flags |= SIMPLE_ESCAPES;
+                }
                 return Ok((i.wrapping_add(quotes.trailing_zeros() as usize), flags));
             }
             if last {
@@ -203,6 +216,21 @@ unsafe fn string_end_avx2(buf: &[u8], i: usize, open: usize) -> Result<(usize, u
 #[target_feature(enable = "avx512bw")]
 unsafe fn string_end_avx512(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
     scan_blocks!(buf, i, open, classify_avx512)
+}
+
+/// Whether every byte of `block` marked in `escapes` may follow a backslash in a two-byte
+/// escape.
+#[inline(always)]
+fn simple_escapes(block: &[u8; 64], mut escapes: u64) -> bool {
+    while escapes != 0 {
+        // (`trailing_zeros() < 64`: inside the block.)
+        let k = escapes.trailing_zeros() as usize;
+        if block.get(k).map_or(NOT_SIMPLE, |&c| simple_escape(c)) == NOT_SIMPLE {
+            return false;
+        }
+        escapes &= escapes.wrapping_sub(1);
+    }
+    true
 }
 
 /// The naive classifier (also the oracle of the tests).
@@ -342,8 +370,9 @@ mod tests {
 
     /// Pseudo-random strings mixing plain bytes, escapes, quotes, control and UTF-8 bytes.
     fn samples() -> Vec<Vec<u8>> {
-        let pieces: [&[u8]; 10] = [
+        let pieces: [&[u8]; 11] = [
             b"a",
+            b"\\u00e9",
             b"\\\"",
             b"\\\\",
             b"\\n",
@@ -362,7 +391,7 @@ mod tests {
                 crate::test_rng::next(&mut x);
                 // Mostly plain bytes, so strings get long.
                 let k = (x % 40) as usize;
-                s.extend_from_slice(pieces[if k < 10 { k } else { 0 }]);
+                s.extend_from_slice(pieces[if k < pieces.len() { k } else { 0 }]);
             }
             out.push(s);
         }

@@ -196,6 +196,15 @@ mod tests {
         assert_eq!(sk("[1,]", &mut st), Err((ErrorKind::Syntax, 3)));
         assert_eq!(sk("[1}", &mut st), Err((ErrorKind::Syntax, 2)));
         assert_eq!(sk("[\"\\q\"]", &mut st), Err((ErrorKind::InvalidUtf8, 2)));
+        // Long strings (the 64-byte scanner): two-byte escapes taken as seen there, any
+        // other checked after it.
+        let long = "x".repeat(40);
+        let ok = format!("[\"{long}\\\"\\\\\\n\\/\\u00e9\"]");
+        assert_eq!(sk(&ok, &mut st), Ok(ok.len()));
+        let bad = format!("[\"{long}\\\"\\q\"]");
+        assert_eq!(sk(&bad, &mut st), Err((ErrorKind::InvalidUtf8, 44)));
+        let bad = format!("[\"{long}\\\"\\u12x4\"]");
+        assert_eq!(sk(&bad, &mut st), Err((ErrorKind::InvalidUtf8, 44)));
         assert_eq!(sk("[[", &mut st), Err((ErrorKind::Eof, 2)));
         assert_eq!(sk(&"[".repeat(11), &mut st), Err((ErrorKind::Limit, 10)));
     }

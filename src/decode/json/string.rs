@@ -19,6 +19,10 @@ use crate::error::ErrorKind;
 pub(super) const ESCAPED: u8 = 1;
 /// The string held a byte >= 0x80 (UTF-8 must be validated).
 pub(super) const NON_ASCII: u8 = 2;
+/// With [`ESCAPED`]: every escape of the string is one of the two-byte ones (`\"`, `\\`,
+/// `\/`, `\b`, `\f`, `\n`, `\r`, `\t`), which the scan has seen, so the escapes are valid
+/// and a skip need not look at them again (`\u` escapes are checked by [`escape`]).
+pub(super) const SIMPLE_ESCAPES: u8 = 4;
 
 /// Masks of the special bytes (`"`, `\`, < 0x20) and of the non-ASCII bytes in 16 bytes.
 #[cfg(target_arch = "x86_64")]
@@ -105,7 +109,8 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
 }
 
 /// Finds the end of the string whose body starts at `i` (its opening quote is at `open`):
-/// returns the position of the closing quote and the [`ESCAPED`] / [`NON_ASCII`] flags.
+/// returns the position of the closing quote and the [`ESCAPED`] / [`NON_ASCII`] /
+/// [`SIMPLE_ESCAPES`] flags.
 /// Control bytes are rejected here; escapes are checked when they are decoded.
 ///
 /// A string that ends within its first 32 bytes without an escape (most keys and values of
@@ -153,12 +158,20 @@ pub(super) fn scan_string_bytewise(
     open: usize,
 ) -> Result<(usize, u8), Pending> {
     let mut flags = 0;
+    let mut other_escape = false;
     loop {
         i = next_special(buf, i, &mut flags);
         match buf.get(i) {
+            Some(b'"') if flags & ESCAPED != 0 && !other_escape => {
+                return Ok((i, flags | SIMPLE_ESCAPES))
+            }
             Some(b'"') => return Ok((i, flags)),
             Some(b'\\') => {
                 flags |= ESCAPED;
+                other_escape |= buf
+                    .get(i.wrapping_add(1))
+                    .map_or(NOT_SIMPLE, |&c| simple_escape(c))
+                    == NOT_SIMPLE;
                 // Past the backslash and the byte it escapes (at most one past the end).
                 i = i.wrapping_add(2);
             }
@@ -236,7 +249,7 @@ pub(super) fn check_string_body(
     if flags & NON_ASCII != 0 {
         utf8(raw, start)?;
     }
-    if flags & ESCAPED != 0 {
+    if flags & (ESCAPED | SIMPLE_ESCAPES) == ESCAPED {
         let mut j = 0usize;
         while let Some(k) = raw.get(j..).and_then(|rest| memchr::memchr(b'\\', rest)) {
             // `j + k` is a backslash of `raw`; an escape uses at most 12 bytes.
@@ -384,12 +397,12 @@ impl Out {
 }
 
 /// [`simple_escape`]'s answer for a byte that does not make a one-byte escape.
-const NOT_SIMPLE: u8 = 0xff;
+pub(super) const NOT_SIMPLE: u8 = 0xff;
 
 /// What `\c` decodes to for the one-byte escapes (`\"`, `\\`, `\/`, `\n`, `\t`, `\r`,
 /// `\b`, `\f`), else [`NOT_SIMPLE`].
 #[inline(always)]
-fn simple_escape(c: u8) -> u8 {
+pub(super) fn simple_escape(c: u8) -> u8 {
     // In bounds: every index is a byte below 256, the table's length; and this runs at
     // compile time, where an out-of-bounds index would fail the build, not a decode.
     #[allow(clippy::indexing_slicing)]
@@ -541,7 +554,12 @@ mod tests {
         for pad in (0..40).step_by(crate::test_rng::rounds(1, 3)) {
             let body = "x".repeat(pad);
             assert_eq!(scan(&format!("\"{body}\" tail")), Ok((pad + 1, 0)));
-            assert_eq!(scan(&format!("\"{body}\\\"\"")), Ok((pad + 3, ESCAPED)));
+            // Two-byte escapes are seen to be valid by the scan; others are left to be checked.
+            let two_byte = ESCAPED | SIMPLE_ESCAPES;
+            assert_eq!(scan(&format!("\"{body}\\\"\"")), Ok((pad + 3, two_byte)));
+            assert_eq!(scan(&format!("\"{body}\\\\\\n\"")), Ok((pad + 5, two_byte)));
+            assert_eq!(scan(&format!("\"{body}\\u0041\"")), Ok((pad + 7, ESCAPED)));
+            assert_eq!(scan(&format!("\"{body}\\x\\n\"")), Ok((pad + 5, ESCAPED)));
             assert_eq!(scan(&format!("\"{body}é\"")), Ok((pad + 3, NON_ASCII)));
             // Non-ASCII after the closing quote does not count.
             assert_eq!(scan(&format!("\"{body}\"é")), Ok((pad + 1, 0)));
