@@ -5,10 +5,13 @@
 //! instances fold into tables of their own and become columns there), and the columns are
 //! encoded in file order, so the rows come in the order `--format ndjson` prints them.
 //! Memory: the runs in flight, and each table's rows gathered for its next row group, at
-//! most [`MEMORY_BUDGET`] for all tables together (past it, the largest are written out).
+//! most [`MEMORY_BUDGET`] for all tables together (past it, those holding the most bytes for
+//! each column chunk are written out), a text column that holds one value in all of a
+//! batch's rows kept as that value.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -29,8 +32,8 @@ pub const ROW_GROUP: usize = 16_384;
 /// (the cost of a batch is its columns', hundreds for some types, whatever its rows).
 const READ_SIZE: usize = 8 << 20;
 
-/// The bytes the tables' gathered rows may hold together; past it, the largest are written
-/// out (as a row group of fewer rows).
+/// The bytes the tables' gathered rows may hold together; past it, some are written out (as
+/// row groups of fewer rows: see `Out::bound_memory`).
 const MEMORY_BUDGET: usize = 64 << 20;
 
 /// A table's gathered rows are written as a row group once they hold [`ROW_GROUP`] rows or
@@ -223,19 +226,24 @@ impl Out<'_> {
         self.bound_memory(MEMORY_BUDGET);
     }
 
-    /// Writes out the largest tables' gathered rows, while what all hold is over `budget`,
-    /// until it is half that.
+    /// Writes out gathered rows, while what all tables hold is over `budget`, until it is
+    /// three quarters of that: first the tables holding the most bytes for each column chunk
+    /// a row group of theirs costs (every chunk makes a compressor and a decompressor, and
+    /// the CPU-feature checks that makes cost a trap to the hypervisor on a virtual machine:
+    /// the chunks are what a write costs, not the bytes).
     fn bound_memory(&mut self, budget: usize) {
         let mut held: usize = self.writers.values().map(|t| t.bytes).sum();
         if held <= budget || self.failure.is_some() {
             return;
         }
-        let mut by_size: Vec<(usize, String)> = (self.writers.iter())
-            .map(|(n, t)| (t.bytes, n.clone()))
+        let mut by_yield: Vec<(usize, usize, String)> = (self.writers.iter())
+            .filter(|(_, t)| t.bytes > 0)
+            .map(|(n, t)| (t.bytes / t.leaves.max(1), t.bytes, n.clone()))
             .collect();
-        by_size.sort_unstable_by(|a, b| b.cmp(a));
-        for (memory, name) in by_size {
-            if held <= budget / 2 {
+        by_yield.sort_unstable_by(|a, b| b.cmp(a));
+        let keep = budget / 4 * 3;
+        for (_, memory, name) in by_yield {
+            if held <= keep {
                 break;
             }
             let Some(t) = self.writers.get_mut(&name) else {
@@ -273,6 +281,7 @@ impl Out<'_> {
                 .and_then(|f| ArrowWriter::try_new(f, batch.schema(), Some(self.props.clone())))
                 .and_then(|writer| {
                     let mut t = Table {
+                        leaves: leaves(batch.schema().fields()),
                         schema: batch.schema(),
                         writer,
                         pending: Vec::new(),
@@ -290,6 +299,22 @@ impl Out<'_> {
     }
 }
 
+/// The Parquet leaf columns of `fields`: one per primitive value, however nested.
+fn leaves(fields: &arrow_schema::Fields) -> usize {
+    use arrow_schema::DataType;
+    fn of(t: &DataType) -> usize {
+        match t {
+            DataType::Struct(f) => leaves(f),
+            DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+                of(f.data_type())
+            }
+            DataType::Map(f, _) => of(f.data_type()),
+            _ => 1,
+        }
+    }
+    fields.iter().map(|f| of(f.data_type())).sum()
+}
+
 /// One table's Parquet file: its schema (the first batch's), its writer, and the batches
 /// gathered for its next row group (their rows and bytes). A run's batch of a type may be a
 /// few rows, and a row group costs every one of the table's columns (hundreds for some),
@@ -298,10 +323,85 @@ impl Out<'_> {
 /// writes.
 struct Table {
     schema: arrow_schema::SchemaRef,
+    /// Its Parquet leaf columns: the column chunks of each of its row groups.
+    leaves: usize,
     writer: ArrowWriter<std::fs::File>,
-    pending: Vec<arrow_array::RecordBatch>,
+    pending: Vec<Gathered>,
     rows: usize,
     bytes: usize,
+}
+
+/// A batch gathered for a row group, its text columns that hold one value in every row (or
+/// none) kept as that value: a run's rows share the state file's name, and most a type's
+/// rows their provider, mode and module, which would otherwise fill the memory budget many
+/// times over (the budget's size decides how many row groups, and so column chunks, are
+/// written).
+struct Gathered {
+    /// The columns, `None` where one value fills the column.
+    columns: Vec<Option<arrow_array::ArrayRef>>,
+    /// The column index and value of each column one value fills.
+    constants: Vec<(usize, Option<String>)>,
+    rows: usize,
+    /// The memory it holds.
+    bytes: usize,
+}
+
+impl Gathered {
+    fn new(batch: arrow_array::RecordBatch) -> Gathered {
+        use arrow_array::Array;
+        let rows = batch.num_rows();
+        let (mut columns, mut constants, mut bytes) = (Vec::new(), Vec::new(), 0usize);
+        for (k, column) in batch.columns().iter().enumerate() {
+            let one = match column.as_any().downcast_ref::<arrow_array::StringArray>() {
+                Some(text) if rows > 1 && text.null_count() == rows => Some(None),
+                Some(text) if rows > 1 && text.null_count() == 0 => {
+                    let first = text.value(0);
+                    text.iter()
+                        .all(|v| v == Some(first))
+                        .then(|| Some(first.to_string()))
+                }
+                _ => None,
+            };
+            match one {
+                Some(value) => {
+                    bytes = bytes.saturating_add(value.as_ref().map_or(0, String::len));
+                    constants.push((k, value));
+                    columns.push(None);
+                }
+                None => {
+                    bytes = bytes.saturating_add(column.get_array_memory_size());
+                    columns.push(Some(column.clone()));
+                }
+            }
+        }
+        Gathered {
+            columns,
+            constants,
+            rows,
+            bytes,
+        }
+    }
+
+    /// The batch again, of `schema` (the table's, which the batch had).
+    fn batch(
+        self,
+        schema: &arrow_schema::SchemaRef,
+    ) -> Result<arrow_array::RecordBatch, arrow_schema::ArrowError> {
+        let rows = self.rows;
+        let mut constants = self.constants.into_iter().peekable();
+        let columns = (self.columns.into_iter().enumerate())
+            .map(|(k, column)| match column {
+                Some(c) => c,
+                None => match constants.next_if(|(at, _)| *at == k) {
+                    Some((_, Some(v))) => Arc::new(arrow_array::StringArray::from_iter_values(
+                        std::iter::repeat_n(v.as_str(), rows),
+                    )),
+                    _ => arrow_array::new_null_array(&arrow_schema::DataType::Utf8, rows),
+                },
+            })
+            .collect();
+        arrow_array::RecordBatch::try_new(schema.clone(), columns)
+    }
 }
 
 impl Table {
@@ -311,9 +411,10 @@ impl Table {
         &mut self,
         batch: arrow_array::RecordBatch,
     ) -> Result<(), parquet::errors::ParquetError> {
-        self.rows = self.rows.saturating_add(batch.num_rows());
-        self.bytes = self.bytes.saturating_add(batch.get_array_memory_size());
-        self.pending.push(batch);
+        let gathered = Gathered::new(batch);
+        self.rows = self.rows.saturating_add(gathered.rows);
+        self.bytes = self.bytes.saturating_add(gathered.bytes);
+        self.pending.push(gathered);
         if self.rows >= ROW_GROUP || self.bytes >= GROUP_BYTES {
             self.flush()?;
         }
@@ -322,15 +423,18 @@ impl Table {
 
     /// Writes what is gathered as a row group (one batch as it is, several concatenated).
     fn flush(&mut self) -> Result<(), parquet::errors::ParquetError> {
-        let batch = match self.pending.len() {
+        let batches = std::mem::take(&mut self.pending)
+            .into_iter()
+            .map(|g| g.batch(&self.schema))
+            .collect::<Result<Vec<_>, _>>()?;
+        let batch = match batches.len() {
             0 => return Ok(()),
-            1 => self.pending.pop(),
+            1 => batches.into_iter().next(),
             _ => Some(arrow_select::concat::concat_batches(
                 &self.schema,
-                &self.pending,
+                &batches,
             )?),
         };
-        self.pending.clear();
         (self.rows, self.bytes) = (0, 0);
         match batch {
             Some(batch) => {
@@ -382,16 +486,18 @@ mod tests {
 
     use super::*;
 
-    fn batch(rows: i64) -> RecordBatch {
-        let column = Int64Array::from_iter_values(0..rows);
-        RecordBatch::try_from_iter([("n", Arc::new(column) as arrow_array::ArrayRef)])
-            .expect("one column")
+    /// A batch of `columns` integer columns of `rows` rows.
+    fn batch(rows: i64, columns: usize) -> RecordBatch {
+        let column = Arc::new(Int64Array::from_iter_values(0..rows)) as arrow_array::ArrayRef;
+        RecordBatch::try_from_iter((0..columns).map(|k| (format!("n{k}"), column.clone())))
+            .expect("columns")
     }
 
-    /// Past the budget, the largest tables' rows are written as row groups, largest first,
-    /// until half the budget is held; the others stay gathered.
+    /// Past the budget, tables' rows are written as row groups, those holding the most bytes
+    /// for each of their columns first, until three quarters of the budget is held; the
+    /// others stay gathered.
     #[test]
-    fn over_the_budget_the_largest_tables_are_written_out() {
+    fn over_the_budget_the_most_bytes_per_column_are_written_out() {
         let dir = std::env::temp_dir().join(format!("tfwire-bound-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch dir");
         let (mut writers, mut counts) = (BTreeMap::new(), Counts::default());
@@ -406,8 +512,14 @@ mod tests {
             failure: None,
             pool: &pool,
         };
-        for (table, rows) in [("a", 100), ("b", 4000), ("c", 2000), ("d", 10)] {
-            out.write(table, batch(rows));
+        // `wide` holds the most bytes, `b` the most for each column.
+        for (table, rows, columns) in [
+            ("a", 100, 1),
+            ("b", 12_000, 1),
+            ("c", 2000, 1),
+            ("wide", 3000, 8),
+        ] {
+            out.write(table, batch(rows, columns));
         }
         let held = |out: &Out<'_>| -> Vec<(String, usize)> {
             (out.writers.iter())
@@ -415,24 +527,76 @@ mod tests {
                 .collect()
         };
         let memory = |out: &Out<'_>, t: &str| out.writers[t].bytes;
-        let all: usize = ["a", "b", "c", "d"].iter().map(|t| memory(&out, t)).sum();
+        let all: usize = ["a", "b", "c", "wide"]
+            .iter()
+            .map(|t| memory(&out, t))
+            .sum();
+        assert!(memory(&out, "wide") > memory(&out, "b"));
+        assert_eq!(out.writers["wide"].leaves, 8);
         // Within the budget: nothing written.
         out.bound_memory(all);
-        assert_eq!(held(&out).iter().map(|(_, r)| *r).sum::<usize>(), 6110);
-        // Over it: `b` (the largest, more than half of all) written, the others kept.
-        assert!(memory(&out, "b") * 2 > all);
+        assert_eq!(held(&out).iter().map(|(_, r)| *r).sum::<usize>(), 17_100);
+        // Over it: `b` written, which leaves under three quarters of the budget held.
+        assert!((all - memory(&out, "b")) <= (all - 1) / 4 * 3);
         out.bound_memory(all - 1);
         assert_eq!(
             held(&out),
-            [("a", 100), ("b", 0), ("c", 2000), ("d", 10)].map(|(t, r)| (t.to_string(), r))
+            [("a", 100), ("b", 0), ("c", 2000), ("wide", 3000)].map(|(t, r)| (t.to_string(), r))
         );
         assert_eq!(out.writers["b"].writer.flushed_row_groups().len(), 1);
-        assert_eq!(out.writers["a"].writer.flushed_row_groups().len(), 0);
+        assert_eq!(out.writers["wide"].writer.flushed_row_groups().len(), 0);
+        // Far over it: `wide` next, then `c`, until three quarters is held.
+        out.bound_memory(memory(&out, "c"));
+        assert_eq!(
+            held(&out),
+            [("a", 100), ("b", 0), ("c", 0), ("wide", 0)].map(|(t, r)| (t.to_string(), r))
+        );
         assert!(out.failure.is_none());
         drop(out);
         for (_, t) in writers {
             t.close().expect("closed");
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A gathered batch keeps a text column that holds one value (or none) in every row as
+    /// that value, and gives the same batch back.
+    #[test]
+    fn gathered_batches_keep_one_value_columns_as_the_value() {
+        use arrow_array::{Array, StringArray};
+        let rows = 500;
+        let same = StringArray::from_iter_values(std::iter::repeat_n("/states/a.tfstate", rows));
+        let none = StringArray::from(vec![None::<&str>; rows]);
+        let varied = StringArray::from_iter_values((0..rows).map(|k| format!("i-{k}")));
+        let mut almost: Vec<Option<&str>> = vec![Some("x"); rows];
+        almost[rows - 1] = None;
+        let almost = StringArray::from(almost);
+        let numbers = Int64Array::from_iter_values(std::iter::repeat_n(7, rows));
+        let original = RecordBatch::try_from_iter([
+            ("_file", Arc::new(same) as arrow_array::ArrayRef),
+            ("_module", Arc::new(none)),
+            ("id", Arc::new(varied)),
+            ("almost", Arc::new(almost)),
+            ("count", Arc::new(numbers)),
+        ])
+        .expect("columns");
+        let schema = original.schema();
+        let gathered = Gathered::new(original.clone());
+        assert_eq!(
+            gathered.constants,
+            [(0, Some("/states/a.tfstate".to_string())), (1, None)]
+        );
+        let kept: Vec<bool> = gathered.columns.iter().map(Option::is_some).collect();
+        assert_eq!(kept, [false, false, true, true, true]);
+        assert!(gathered.bytes < original.get_array_memory_size());
+        assert_eq!(gathered.rows, rows);
+        let back = gathered.batch(&schema).expect("the batch again");
+        assert_eq!(back, original);
+        assert_eq!(back.column(1).null_count(), rows);
+        // One row: nothing to gain, kept as it is.
+        let one = original.slice(0, 1);
+        let gathered = Gathered::new(one.clone());
+        assert!(gathered.constants.is_empty());
+        assert_eq!(gathered.batch(&schema).expect("the batch again"), one);
     }
 }
