@@ -7,6 +7,8 @@ mod cluster;
 mod decode;
 #[cfg(feature = "parquet")]
 mod decode_parquet;
+#[cfg(feature = "parquet")]
+mod parquet_gathered;
 mod progress;
 #[cfg(feature = "bench")]
 mod skip_walk;
