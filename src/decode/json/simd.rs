@@ -1,6 +1,8 @@
 //! Long JSON strings, 64 bytes per step: masks of quotes, backslashes, control bytes and
 //! non-ASCII bytes, escaped quotes dropped with carries (simdjson's method), so a string full
-//! of escapes is scanned without stopping at each one.
+//! of escapes is scanned without stopping at each one. The bytes those carries mark as
+//! escaped are checked against the two-byte escapes on the way (`SIMPLE_ESCAPES`), so a skip
+//! need not look at such a string's escapes again.
 //!
 //! Four classifiers give the same masks: AVX-512BW (one 64-byte compare each), AVX2 (two
 //! 32-byte), SSE2 (four 16-byte; the x86-64 baseline) and a portable byte loop. The fastest
