@@ -1,25 +1,11 @@
 //! What `tfwire state --format parquet` (`state_parquet.rs`) holds of a table between its
 //! row groups: [`Gathered`] batches, whose text columns that hold one value in all their rows
-//! are kept as that value, and the count of a table's Parquet [`leaves`] (the column chunks
-//! each of its row groups costs), by which the memory budget chooses what to write out.
+//! are kept as that value.
 
 use std::sync::Arc;
 
-/// The Parquet leaf columns of `fields`: one per primitive value, however nested.
-pub fn leaves(fields: &arrow_schema::Fields) -> usize {
-    use arrow_schema::DataType;
-    fn of(t: &DataType) -> usize {
-        match t {
-            DataType::Struct(f) => leaves(f),
-            DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
-                of(f.data_type())
-            }
-            DataType::Map(f, _) => of(f.data_type()),
-            _ => 1,
-        }
-    }
-    fields.iter().map(|f| of(f.data_type())).sum()
-}
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
 
 /// A batch gathered for a row group, its text columns that hold one value in every row (or
 /// none) kept as that value: a run's rows share the state file's name, and most a type's
@@ -27,76 +13,75 @@ pub fn leaves(fields: &arrow_schema::Fields) -> usize {
 /// times over (the budget's size decides how many row groups, and so column chunks, are
 /// written).
 pub struct Gathered {
-    /// The columns, `None` where one value fills the column.
-    pub columns: Vec<Option<arrow_array::ArrayRef>>,
-    /// The column index and value of each column one value fills.
-    pub constants: Vec<(usize, Option<String>)>,
+    /// The columns, in the batch's order.
+    pub columns: Vec<Held>,
     pub rows: usize,
     /// The memory it holds.
     pub bytes: usize,
 }
 
+/// A column of a [`Gathered`] batch.
+#[derive(Debug)]
+pub enum Held {
+    /// As the batch had it.
+    Array(ArrayRef),
+    /// A text column with this value in every row (`None`: null in every row).
+    One(Option<String>),
+}
+
 impl Gathered {
-    pub fn new(batch: arrow_array::RecordBatch) -> Gathered {
-        use arrow_array::Array;
+    pub fn new(batch: RecordBatch) -> Gathered {
         let rows = batch.num_rows();
-        let (mut columns, mut constants, mut bytes) = (Vec::new(), Vec::new(), 0usize);
-        for (k, column) in batch.columns().iter().enumerate() {
-            let one = match column.as_any().downcast_ref::<arrow_array::StringArray>() {
-                Some(text) if rows > 1 && text.null_count() == rows => Some(None),
-                Some(text) if rows > 1 && text.null_count() == 0 => {
-                    let first = text.value(0);
-                    text.iter()
-                        .all(|v| v == Some(first))
-                        .then(|| Some(first.to_string()))
-                }
-                _ => None,
-            };
-            match one {
-                Some(value) => {
-                    bytes = bytes.saturating_add(value.as_ref().map_or(0, String::len));
-                    constants.push((k, value));
-                    columns.push(None);
-                }
-                None => {
-                    bytes = bytes.saturating_add(column.get_array_memory_size());
-                    columns.push(Some(column.clone()));
-                }
-            }
-        }
+        let mut bytes = 0usize;
+        let columns = (batch.columns().iter())
+            .map(|column| {
+                let held = match column.as_any().downcast_ref::<StringArray>() {
+                    Some(text) if rows > 1 && text.null_count() == rows => Held::One(None),
+                    Some(text) if rows > 1 && text.null_count() == 0 => {
+                        let first = text.value(0);
+                        if (1..rows).all(|k| text.value(k) == first) {
+                            Held::One(Some(first.to_string()))
+                        } else {
+                            Held::Array(column.clone())
+                        }
+                    }
+                    _ => Held::Array(column.clone()),
+                };
+                let size = match &held {
+                    Held::Array(a) => a.get_array_memory_size(),
+                    Held::One(value) => value.as_ref().map_or(0, String::len),
+                };
+                bytes = bytes.saturating_add(size);
+                held
+            })
+            .collect();
         Gathered {
             columns,
-            constants,
             rows,
             bytes,
         }
     }
 
     /// The batch again, of `schema` (the table's, which the batch had).
-    pub fn batch(
-        self,
-        schema: &arrow_schema::SchemaRef,
-    ) -> Result<arrow_array::RecordBatch, arrow_schema::ArrowError> {
+    pub fn batch(self, schema: &SchemaRef) -> Result<RecordBatch, ArrowError> {
         let rows = self.rows;
-        let mut constants = self.constants.into_iter().peekable();
-        let columns = (self.columns.into_iter().enumerate())
-            .map(|(k, column)| match column {
-                Some(c) => c,
-                None => match constants.next_if(|(at, _)| *at == k) {
-                    Some((_, Some(v))) => Arc::new(arrow_array::StringArray::from_iter_values(
-                        std::iter::repeat_n(v.as_str(), rows),
-                    )),
-                    _ => arrow_array::new_null_array(&arrow_schema::DataType::Utf8, rows),
-                },
+        let columns = (self.columns.into_iter())
+            .map(|held| match held {
+                Held::Array(a) => a,
+                Held::One(Some(v)) => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                    v.as_str(),
+                    rows,
+                ))),
+                Held::One(None) => arrow_array::new_null_array(&DataType::Utf8, rows),
             })
             .collect();
-        arrow_array::RecordBatch::try_new(schema.clone(), columns)
+        RecordBatch::try_new(schema.clone(), columns)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use arrow_array::{Int64Array, RecordBatch};
+    use arrow_array::Int64Array;
 
     use super::*;
 
@@ -104,7 +89,6 @@ mod tests {
     /// that value, and gives the same batch back.
     #[test]
     fn gathered_batches_keep_one_value_columns_as_the_value() {
-        use arrow_array::{Array, StringArray};
         let rows = 500;
         let same = StringArray::from_iter_values(std::iter::repeat_n("/states/a.tfstate", rows));
         let none = StringArray::from(vec![None::<&str>; rows]);
@@ -123,11 +107,16 @@ mod tests {
         .expect("columns");
         let schema = original.schema();
         let gathered = Gathered::new(original.clone());
-        assert_eq!(
-            gathered.constants,
-            [(0, Some("/states/a.tfstate".to_string())), (1, None)]
-        );
-        let kept: Vec<bool> = gathered.columns.iter().map(Option::is_some).collect();
+        let ones: Vec<(usize, Option<&str>)> = (gathered.columns.iter().enumerate())
+            .filter_map(|(k, held)| match held {
+                Held::One(v) => Some((k, v.as_deref())),
+                Held::Array(_) => None,
+            })
+            .collect();
+        assert_eq!(ones, [(0, Some("/states/a.tfstate")), (1, None)]);
+        let kept: Vec<bool> = (gathered.columns.iter())
+            .map(|held| matches!(held, Held::Array(_)))
+            .collect();
         assert_eq!(kept, [false, false, true, true, true]);
         assert!(gathered.bytes < original.get_array_memory_size());
         assert_eq!(gathered.rows, rows);
@@ -137,7 +126,7 @@ mod tests {
         // One row: nothing to gain, kept as it is.
         let one = original.slice(0, 1);
         let gathered = Gathered::new(one.clone());
-        assert!(gathered.constants.is_empty());
+        assert!(gathered.columns.iter().all(|h| matches!(h, Held::Array(_))));
         assert_eq!(gathered.batch(&schema).expect("the batch again"), one);
     }
 }

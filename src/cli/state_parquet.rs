@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
@@ -20,7 +20,7 @@ use tfwire::arrow::{ArrowOptions, StateTables};
 use tfwire::state::{Outcome, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
-use super::parquet_gathered::{leaves, Gathered};
+use super::parquet_gathered::Gathered;
 use super::state::Totals;
 use super::Failure;
 
@@ -280,8 +280,11 @@ impl Out<'_> {
                 .map_err(parquet::errors::ParquetError::from)
                 .and_then(|f| ArrowWriter::try_new(f, batch.schema(), Some(self.props.clone())))
                 .and_then(|writer| {
+                    let leaves = ArrowSchemaConverter::new()
+                        .convert(&batch.schema())?
+                        .num_columns();
                     let mut t = Table {
-                        leaves: leaves(batch.schema().fields()),
+                        leaves,
                         schema: batch.schema(),
                         writer,
                         pending: Vec::new(),
