@@ -14,6 +14,9 @@ fn replay(target: &str, data: &[u8]) {
     match target {
         "msgpack_differential" => check::typed_differential(Format::Msgpack, data),
         "state_chunks" => reference::state::state_chunks(data),
+        "dump_straight" => {
+            reference::dumps::dumps(data);
+        }
         "json_differential" => check::typed_differential(Format::Json, data),
         "msgpack_schema" => check::schema_text(Format::Msgpack, data),
         "json_schema" => check::schema_text(Format::Json, data),

@@ -82,6 +82,10 @@ fn outcomes(set: &SchemaSet, state: &StateFile<'_>) -> Vec<String> {
                     m.schema_version,
                     tfwire::dump::to_string(m.program, v).unwrap()
                 ),
+                Outcome::Dumped(text, m) => format!(
+                    "ok {} {} v{} {text}",
+                    m.document, m.provider, m.schema_version
+                ),
                 Outcome::Error(e, m) => {
                     format!("error {} {} {:?}: {e}", m.document, m.provider, e.kind())
                 }
@@ -124,10 +128,18 @@ fn deferred_equals_eager_on_the_corpus() {
                     0,
                     "{path:?}: nothing compiled before use"
                 );
+                let mut dumping = deferred.clone();
+                dumping.write_dumps(true);
                 assert_eq!(
                     outcomes(&deferred, &state),
                     outcomes(&eager, &state),
                     "{path:?}"
+                );
+                // Every type's `{}` written straight: the same DUMP (each attribute null).
+                assert_eq!(
+                    outcomes(&dumping, &state),
+                    outcomes(&eager, &state),
+                    "{path:?}, writing DUMPs"
                 );
                 for (mode, provider, name) in &types {
                     let key = |m: tfwire::state::Match<'_>| {

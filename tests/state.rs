@@ -166,19 +166,29 @@ fn schema_set_candidates() {
     );
     let st = StateFile::parse(&text).unwrap();
     let bump = Bump::new();
-    let results: Vec<String> = set
-        .decode_all(&st, &bump, &DecodeOptions::default())
-        .map(|(_, outcome)| match outcome {
-            Outcome::Ok(_, m) => {
-                format!("ok doc {} {} v{}", m.document, m.provider, m.schema_version)
-            }
-            Outcome::Error(e, m) => format!("error doc {}: {e}", m.document),
-            Outcome::NoSchema => "no schema".into(),
-            Outcome::Legacy => "legacy".into(),
-        })
+    // The same candidates decode when the set writes DUMPs (the attributes of the first
+    // three are then written straight).
+    let mut dumping = set.clone();
+    dumping.write_dumps(true);
+    let results = |set: &SchemaSet| -> Vec<String> {
+        set.decode_all(&st, &bump, &DecodeOptions::default())
+            .map(|(_, outcome)| match outcome {
+                Outcome::Ok(_, m) | Outcome::Dumped(_, m) => {
+                    format!("ok doc {} {} v{}", m.document, m.provider, m.schema_version)
+                }
+                Outcome::Error(e, m) => format!("error doc {}: {e}", m.document),
+                Outcome::NoSchema => "no schema".into(),
+                Outcome::Legacy => "legacy".into(),
+            })
+            .collect()
+    };
+    assert_eq!(results(&dumping), results(&set));
+    let dumped: Vec<bool> = (dumping.decode_all(&st, &bump, &DecodeOptions::default()))
+        .map(|(_, o)| matches!(o, Outcome::Dumped(..)))
         .collect();
+    assert_eq!(dumped, [true, true, true, false, false, true]);
     assert_eq!(
-        results,
+        results(&set),
         [
             "ok doc 0 registry.terraform.io/hashicorp/x v2",
             "ok doc 1 x v2",

@@ -24,7 +24,8 @@ fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// Every corpus state against every corpus providers-schema document that loads: the
 /// reader, fed in random chunks with buffers from 7 bytes up, gives exactly what
-/// `StateFile::parse` gives (and fails where it fails).
+/// `StateFile::parse` gives (and fails where it fails); and so does a set that writes
+/// DUMPs, whose instances as go-cty writes them come as DUMPs written straight.
 #[test]
 fn reader_equals_parse_on_the_corpus() {
     let Some(shared) = common::shared_dir("the corpus state reader test") else {
@@ -40,6 +41,9 @@ fn reader_equals_parse_on_the_corpus() {
         let _ = set.add_json(&std::fs::read_to_string(d).unwrap());
     }
     assert!(set.documents() >= 20, "{}", set.documents());
+    let mut dumping = set.clone();
+    dumping.write_dumps(true);
+    let mut dumped = 0;
     let mut states = Vec::new();
     files(&corpus.join("states"), &mut states);
     states.sort();
@@ -66,10 +70,32 @@ fn reader_equals_parse_on_the_corpus() {
             };
             let got = by_reader(&set, chunked, small(read_size));
             assert_eq!(got, one_shot, "{name}, read size {read_size}");
+            let chunked = Chunked {
+                data: &bytes,
+                seed: (k * 3 + round) as u64,
+                max: 1 + round * 100,
+            };
+            let got = by_reader(&dumping, chunked, small(read_size));
+            assert_eq!(
+                got, one_shot,
+                "{name}, writing DUMPs, read size {read_size}"
+            );
+        }
+        if one_shot.is_ok() {
+            let reader = StateReader::new(&bytes[..]);
+            let options = DecodeOptions::default();
+            reader
+                .visit(&dumping, &options, |_, o| {
+                    dumped += usize::from(matches!(o, Outcome::Dumped(..)))
+                })
+                .unwrap();
         }
         instances += want.map_or(0, |w| w.len());
     }
     assert_eq!(instances, 430);
+    // Written straight: all but those that fail, or hold a number for a string, a dynamic
+    // value, an escape the DUMP writes otherwise or the like.
+    assert_eq!(dumped, 371, "instances written straight");
     // (Every corpus state is a valid v4 file.)
     assert_eq!(failed, 0);
 }
@@ -360,4 +386,28 @@ fn the_fuzz_check_passes_on_its_seeds() {
             reference::state::state_chunks(&data);
         }
     }
+}
+
+/// Generated types and values (the reference generator, as the `dump_straight` fuzz target
+/// draws them from its bytes) as instances in the encodings the generator picks, one with a
+/// byte changed, one spaced out: a set that writes DUMPs gives every instance's outcome as
+/// one that does not, and writes some of them straight.
+#[test]
+fn generated_instances_dump_straight_as_decoded() {
+    let mut rng = reference::gen::Rng::new(29);
+    let rounds = if cfg!(debug_assertions) { 300 } else { 3000 };
+    let mut straight = 0;
+    for _ in 0..rounds {
+        let data: Vec<u8> = (0..512)
+            .map(|_| reference::gen::Source::byte(&mut rng))
+            .collect();
+        straight += reference::dumps::dumps(&data);
+    }
+    // (Four instances a round; the generator's number forms, escapes and key orders, its
+    // dynamic values and tuples, and changed bytes send most of them the general way.)
+    assert!(
+        straight * 5 > rounds,
+        "{straight} of {} written straight",
+        4 * rounds
+    );
 }

@@ -5,6 +5,7 @@
 //! table keeps the first and leaves the others to `instances`. Rows are held until
 //! [`StateTables::finish`]: callers bound memory by finishing every so many rows.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
 use super::columns::BatchBuilder;
+use super::rows::AppendError;
 use super::schema::{field, ArrowOptions};
 use crate::state::{IndexKey, InstanceRef, Mode, Outcome};
 
@@ -91,6 +93,8 @@ pub struct StateTables {
     /// Each type's tables, one per value type met, in the order met.
     types: BTreeMap<String, Vec<TypeTable>>,
     instances: InstancesTable,
+    /// The arena of a row read from a DUMP ([`Outcome::Dumped`]) the general way.
+    scratch: bumpalo::Bump,
 }
 
 /// Which tables a [`StateTables`] fills ([`StateTables::with_parts`]): a reader of one table
@@ -249,6 +253,7 @@ impl StateTables {
                 schema: Arc::new(Schema::new(fields)),
                 rows: 0,
             },
+            scratch: bumpalo::Bump::new(),
         }
     }
 
@@ -337,8 +342,9 @@ impl StateTables {
         if self.parts.instances {
             self.add_instance_row(file, &d, type_name, schema_version, outcome)?;
         }
-        let (Outcome::Ok(value, m), true) = (outcome, self.parts.types) else {
-            return Ok(());
+        let m = match (outcome, self.parts.types) {
+            (Outcome::Ok(_, m) | Outcome::Dumped(_, m), true) => m,
+            _ => return Ok(()),
         };
         // (A data source has its own schema: its table is `data.TYPE`.)
         let table_name = match item.resource.mode {
@@ -366,7 +372,21 @@ impl StateTables {
         let Some(table) = tables.get_mut(i) else {
             return Ok(());
         };
-        table.values.append(m.program, *value)?;
+        match outcome {
+            Outcome::Ok(value, _) => table.values.append(m.program, *value)?,
+            // The DUMP, as go-cty writes JSON, is read straight into the columns.
+            Outcome::Dumped(text, _) => {
+                let read = table
+                    .values
+                    .decode_json(m.program, text.as_bytes(), &self.scratch);
+                self.scratch.reset();
+                read.map_err(|e| match e {
+                    AppendError::Arrow(e) => e,
+                    AppendError::Decode(e) => ArrowError::InvalidArgumentError(e.to_string()),
+                })?
+            }
+            _ => {}
+        }
         table.envelope.append(
             &[
                 Some(file),
@@ -397,9 +417,12 @@ impl StateTables {
             Outcome::Ok(v, m) if self.parts.attributes => {
                 let json = crate::dump::to_string(m.program, *v)
                     .map_err(|e| ArrowError::InvalidArgumentError(e.to_string()))?;
-                ("ok", None, Some(json))
+                ("ok", None, Some(Cow::Owned(json)))
             }
-            Outcome::Ok(_, _) => ("ok", None, None),
+            Outcome::Dumped(text, _) if self.parts.attributes => {
+                ("ok", None, Some(Cow::Borrowed(*text)))
+            }
+            Outcome::Ok(_, _) | Outcome::Dumped(_, _) => ("ok", None, None),
             Outcome::Error(e, _) => ("error", Some(e.to_string()), None),
             // (A legacy flatmap has no schema to decode with, as the CLI counts it.)
             Outcome::NoSchema | Outcome::Legacy => ("no_schema", None, None),

@@ -188,6 +188,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         set.select(selection);
     }
     set.only_types(args.types.iter().cloned());
+    // The output holds DUMPs (NDJSON's `value`, text's `--dump`, Parquet's `attributes`):
+    // those of instances as go-cty writes them are written straight from the JSON.
+    set.write_dumps(args.format != OutputFormat::Text || args.dump);
     let options = DecodeOptions::default()
         .with_skip_unknown_attributes(args.skip_unknown_attrs)
         .with_check_item_counts(args.check_item_counts);
@@ -335,11 +338,14 @@ impl Totals {
     pub(super) fn count(&mut self, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>) {
         self.instances += 1;
         match outcome {
-            Outcome::Ok(..) => self.ok += 1,
+            Outcome::Ok(..) | Outcome::Dumped(..) => self.ok += 1,
             Outcome::Error(..) => self.errors += 1,
             Outcome::NoSchema | Outcome::Legacy => self.no_schema += 1,
         }
-        if matches!(outcome, Outcome::Ok(..) | Outcome::Error(..)) {
+        if matches!(
+            outcome,
+            Outcome::Ok(..) | Outcome::Dumped(..) | Outcome::Error(..)
+        ) {
             self.bytes += item.instance.attributes.json().map_or(0, str::len) as u64;
         }
     }

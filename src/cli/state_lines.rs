@@ -37,6 +37,14 @@ pub(super) fn text_lines(
                 out.push('\n');
             }
         }
+        Outcome::Dumped(text, _) => {
+            out.push_str("ok\n");
+            if dump {
+                out.push_str(prefix);
+                out.push_str(text);
+                out.push('\n');
+            }
+        }
         Outcome::Error(e, _) => {
             let _ = writeln!(out, "error {e}");
         }
@@ -88,6 +96,10 @@ pub(super) fn ndjson_line(
         Outcome::Ok(value, m) => {
             out.push_str(",\"status\":\"ok\",\"value\":");
             dump_decoded(out, m.program, *value);
+        }
+        Outcome::Dumped(text, _) => {
+            out.push_str(",\"status\":\"ok\",\"value\":");
+            out.push_str(text);
         }
         Outcome::Error(e, _) => {
             out.push_str(",\"status\":\"error\",\"error\":{\"path\":");

@@ -93,8 +93,8 @@ impl AttrEntry {
     }
 
     /// The entry of attribute `name` for a reader that only matches keys and dispatches on
-    /// its own (the Arrow row readers): `op` and `code` are those of `dynamic`, never read.
-    #[cfg(feature = "arrow")]
+    /// its own (the Arrow row readers, the straight DUMP): `op` and `code` are those of
+    /// `dynamic`, never read.
     pub(crate) fn key_only(name: &str) -> AttrEntry {
         AttrEntry::new(name, OpId(0), Op::Dynamic)
     }
@@ -125,6 +125,19 @@ impl AttrEntry {
     pub(crate) fn json_block(&self) -> Option<(&[u8; WIDE], usize)> {
         let n = self.json.len();
         (n != 0 && n <= WIDE).then_some((&self.json_wide, n))
+    }
+
+    /// The key quoted with its colon (`"name":`), when the name needs no escape in JSON
+    /// (serde_json's set, the DUMP's); the form [`Self::match_json_compact`] matches.
+    pub(crate) fn json_key(&self) -> Option<&str> {
+        (!self.json.is_empty()).then_some(&*self.json)
+    }
+
+    /// The length of the quoted name in JSON (`"name"`), when [`Self::match_json`] can match
+    /// it.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn json_quoted_len(&self) -> usize {
+        self.json.len().saturating_sub(1)
     }
 
     /// Length of the encoded key in bytes.

@@ -203,9 +203,10 @@ impl Batch {
                 instance: &instance,
             };
             let outcome = ctx.set.decode(item, bump, ctx.options);
-            // A decode that succeeded read the whole object as JSON; any other outcome may
-            // have stopped before a fault.
-            if let (Some(u), false) = (unchecked, matches!(outcome, Outcome::Ok(..))) {
+            // A decode that succeeded (or a straight DUMP) read the whole object as JSON; any
+            // other outcome may have stopped before a fault.
+            let read_whole = matches!(outcome, Outcome::Ok(..) | Outcome::Dumped(..));
+            if let (Some(u), false) = (unchecked, read_whole) {
                 if let Some(fault) = u.fault(bytes, bump) {
                     drop(outcome);
                     return (acc, Some(fault), Counts::default());

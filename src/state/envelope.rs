@@ -12,8 +12,8 @@ use std::cell::Cell;
 
 use bumpalo::Bump;
 
+use super::candidates::Prefix;
 use super::providers::{empty_resource, ProviderCache};
-use super::schemas::Prefix;
 use super::values::{attributes_fault, attributes_text, err, Ctx};
 use super::{
     Attributes, Instance, InstanceRef, Mode, Outcome, Resource, SchemaSet, StateError, Summary,

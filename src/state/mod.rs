@@ -24,6 +24,10 @@
 //!   [`Outcome::Legacy`], whatever the schemas; one with neither decodes `{}` (Terraform's
 //!   rule: every attribute null). The schema version is not checked against the instance's
 //!   `schema_version` (Terraform would ask the provider to upgrade the object).
+//! - **DUMPs.** A set that writes DUMPs ([`SchemaSet::write_dumps`]; the CLI's NDJSON,
+//!   `--dump` and Parquet outputs) gives an instance whose attributes are as go-cty writes
+//!   them as its DUMP, written straight from the JSON without building the value
+//!   ([`Outcome::Dumped`]); the others as always.
 //! - **Strictness.** The envelope is read as Terraform reads it: `version` must be 4, `mode`
 //!   `managed` or `data`, `index_key` a string or an integer, `provider` a valid reference;
 //!   anything else is a [`StateError`] for the whole file. Repeated keys: the last wins.
@@ -60,6 +64,7 @@
 //! ```
 
 mod batch;
+mod candidates;
 mod envelope;
 mod filter;
 mod keys;

@@ -481,20 +481,28 @@ mod tests {
 
     /// The toy state (every envelope key Terraform writes, a deposed object, a data source, a
     /// resource without a schema, a legacy `attributes_flat`) read whole and in 7-byte reads:
-    /// the envelope's unsafe paths, with the same lines either way. Run under Miri by
-    /// `.ci/miri`.
+    /// the envelope's unsafe paths, with the same lines either way, and the same again with
+    /// the set writing DUMPs (the decoded instances then written straight, whole or cut by
+    /// the reads). Run under Miri by `.ci/miri`.
     #[test]
     fn toy_state_in_one_piece_and_in_small_reads() {
         let mut set = SchemaSet::new();
         set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
             .unwrap();
+        let mut dumping = set.clone();
+        dumping.write_dumps(true);
         let state = include_bytes!("../../tests/data/states/toy.tfstate");
-        let read = |options: ReaderOptions| {
+        let read_with = |set: &SchemaSet, options: ReaderOptions| {
             let mut lines = Vec::new();
+            let mut dumped = 0;
             let summary = StateReader::with_options(&state[..], options)
-                .visit(&set, &DecodeOptions::default(), |item, outcome| {
+                .visit(set, &DecodeOptions::default(), |item, outcome| {
                     let result = match outcome {
                         Outcome::Ok(v, m) => dump::to_string(m.program, *v).unwrap(),
+                        Outcome::Dumped(text, _) => {
+                            dumped += 1;
+                            text.to_string()
+                        }
                         Outcome::Error(e, _) => e.to_string(),
                         Outcome::NoSchema => "no schema".into(),
                         Outcome::Legacy => "legacy".into(),
@@ -502,15 +510,20 @@ mod tests {
                     lines.push(format!("{} {result}", item.address()));
                 })
                 .unwrap();
-            (summary.instances, lines)
+            (summary.instances, lines, dumped)
         };
-        let whole = read(ReaderOptions::default());
-        let small = read(ReaderOptions {
+        let small_reads = ReaderOptions {
             read_size: 7,
             ..ReaderOptions::default()
-        });
-        assert_eq!(whole, small);
-        assert_eq!(whole.0, 7);
+        };
+        let whole = read_with(&set, ReaderOptions::default());
+        assert_eq!(whole, read_with(&set, small_reads.clone()));
+        assert_eq!((whole.0, whole.2), (7, 0));
+        // Written straight: the three that decode.
+        let (instances, lines, dumped) = read_with(&dumping, ReaderOptions::default());
+        assert_eq!((instances, &lines, dumped), (7, &whole.1, 3));
+        let small = read_with(&dumping, small_reads);
+        assert_eq!((small.0, &small.1, small.2), (7, &whole.1, 3));
         let want = [
             r#"toy_server.web[0] {"disk":[{"size":10}],"id":"s-0","name":"web-0","port":443,"tags":{"env":"prod"}}"#,
             r#"toy_server.web[0] (deposed 3f2a9c1b) {"disk":[],"id":"s-old","name":"web-0","port":null,"tags":null}"#,

@@ -33,6 +33,8 @@ pub fn line(item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> 
     let attrs = item.instance.attributes.json().map(str::len);
     let result = match outcome {
         Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v).unwrap()),
+        // (The same line: a DUMP written straight is the DUMP of the decoded value.)
+        Outcome::Dumped(text, _) => format!("ok {text}"),
         Outcome::Error(e, m) => format!("error {e} (document {})", m.document),
         Outcome::NoSchema => "no schema".into(),
         Outcome::Legacy => "legacy".into(),

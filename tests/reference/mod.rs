@@ -11,6 +11,7 @@
 //! - [`check`]: the checks of each fuzz target, shared with `tests/regressions.rs`;
 //! - [`schemas`]: deferred against eager schema loading (`schema_doc`);
 //! - [`state`]: the state reader's check (`state_chunks`);
+//! - [`dumps`]: DUMPs written straight against the decode's (`dump_straight`);
 //! - `arrow_rows` (with the `arrow` feature): rows read straight into Arrow columns against
 //!   the general way (`arrow_rows`).
 //!
@@ -21,6 +22,7 @@
 #[cfg(feature = "arrow")]
 pub mod arrow_rows;
 pub mod check;
+pub mod dumps;
 pub mod encode;
 pub mod gen;
 pub mod json;

@@ -1,6 +1,7 @@
 //! The state reader's fuzz check (`state_chunks`): any bytes, read as a state file by
 //! `StateReader` in one piece, in pieces the input picks and on two threads
-//! (`visit_parallel`), give the same instances, outcomes and values, or the same error;
+//! (`visit_parallel`), and with a set that writes DUMPs (`SchemaSet::write_dumps`: the DUMP
+//! written straight), give the same instances, outcomes and values, or the same error;
 //! and, where `StateFile::parse` reads the file,
 //! what it gives (the reader's documented extra errors aside: a key repeated after a
 //! resource's `instances`, a `module` naming a module only after them, a second
@@ -21,6 +22,7 @@ const SCHEMAS: &str = r#"{"format_version":"1.0","provider_schemas":{
   "data_source_schemas":{"null_data_source":{"version":0,"block":{"attributes":{"id":{"type":"string"}}}}}}}}"#;
 
 /// Hands out bytes in pieces whose sizes cycle through `sizes`.
+#[derive(Clone)]
 struct Pieces<'a> {
     data: &'a [u8],
     sizes: Vec<usize>,
@@ -41,6 +43,8 @@ impl Read for Pieces<'_> {
 fn line(item: tfwire::state::InstanceRef<'_, '_>, outcome: &Outcome<'_>) -> String {
     let result = match outcome {
         Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v).unwrap()),
+        // (The same line: a DUMP written straight is the DUMP of the decoded value.)
+        Outcome::Dumped(text, _) => format!("ok {text}"),
         Outcome::Error(e, _) => format!("error {e}"),
         Outcome::NoSchema => "no schema".into(),
         Outcome::Legacy => "legacy".into(),
@@ -84,14 +88,21 @@ pub fn state_chunks(data: &[u8]) {
         sizes,
         next: 0,
     };
-    let chunked = read(&set, pieces, 1 + b as usize % 64);
+    let chunked = read(&set, pieces.clone(), 1 + b as usize % 64);
     assert_eq!(chunked, one_shot, "chunked read differs");
+    // DUMPs written straight from the attributes, whole and cut by the pieces.
+    let mut dumping = set.clone();
+    dumping.write_dumps(true);
+    assert_eq!(read(&dumping, text, 1 << 16), one_shot, "DUMPs differ");
+    let chunked = read(&dumping, pieces, 1 + a as usize % 64);
+    assert_eq!(chunked, one_shot, "chunked DUMPs differ");
     // The batch API on two threads, with whole resources handed to the workers (the default
     // reads) and with small reads (larger resources read by the walk itself): the same
     // instances in the same order (those before an error too), and the same error.
     for read_size in [1 << 20, 1 + a as usize % 64] {
         parallel_agrees(&set, text, read_size, &one_shot);
     }
+    parallel_agrees(&dumping, text, 1 << 20, &one_shot);
     // The file read in parts of its bytes on two threads, the parts as small as the input
     // picks (every resource boundary near a part's start).
     parts_agree(&set, text, 1 + (b as usize) % 97, &one_shot);

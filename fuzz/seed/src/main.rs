@@ -12,7 +12,7 @@
 //!   embedded schema by the reference generator and encoders;
 //! - for `state_chunks`: the toy state and the Terraform-shaped states of
 //!   `fuzz/seeds/state_chunks/`, each behind two chunk-size bytes;
-//! - for `roundtrip`, `projection`, `visit` and `arrow_rows`: PRNG bytes.
+//! - for `roundtrip`, `projection`, `visit`, `arrow_rows` and `dump_straight`: PRNG bytes.
 
 #[path = "../../../tests/reference/mod.rs"]
 mod reference;
@@ -182,6 +182,7 @@ fn main() {
         out.put("projection", &format!("rng-{j}"), &b);
         out.put("visit", &format!("rng-{j}"), &b);
         out.put("arrow_rows", &format!("rng-{j}"), &b);
+        out.put("dump_straight", &format!("rng-{j}"), &b);
     }
     for t in [
         "\"string\"",

@@ -26,7 +26,6 @@ mod items;
 mod key_order;
 mod number;
 mod picks;
-#[cfg(feature = "arrow")]
 pub(crate) mod plain;
 mod scan;
 mod simd;

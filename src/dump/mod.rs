@@ -30,6 +30,8 @@
 
 use std::fmt::Write;
 
+pub(crate) mod straight;
+
 use crate::encode::EncodeError;
 use crate::limits::MAX_VALUE_DEPTH;
 use crate::number::Number;
