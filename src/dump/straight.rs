@@ -14,7 +14,7 @@
 //! caller decodes the value and writes its DUMP the general way, which reads it (or names
 //! its fault with path and offset). So what this writes is always the general way's DUMP.
 
-use bumpalo::collections::String as BumpString;
+use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
 
 use crate::decode::json::plain::{
@@ -86,13 +86,17 @@ impl StraightDump {
         let start = skip_ws(buf, 0);
         let mut w = Minify {
             buf,
-            out: BumpString::new_in(bump),
+            // (Room for a DUMP of a few KiB: most instances' whole, without regrowth.)
+            out: BumpVec::with_capacity_in(buf.len().min(1 << 12), bump),
             copied: start,
             scratch: String::new(),
         };
         let end = w.value(&self.root, start)?;
         w.flush(end)?;
-        Some((w.out.into_bump_str(), end))
+        // (Checked once, whole: runs cut at token boundaries of checked JSON are whole
+        // characters, so this never fails.)
+        let text = simdutf8::basic::from_utf8(w.out.into_bump_slice()).ok()?;
+        Some((text, end))
     }
 }
 
@@ -142,7 +146,7 @@ fn key(buf: &[u8], attrs: &[(AttrEntry, Node)], next: usize, i: usize) -> Option
 /// is the input without its whitespace, so only whitespace stops the copy.
 struct Minify<'b, 'a> {
     buf: &'b [u8],
-    out: BumpString<'a>,
+    out: BumpVec<'a, u8>,
     copied: usize,
     /// A string's value, when the DUMP writes it otherwise than the input has it.
     scratch: String,
@@ -161,12 +165,11 @@ impl Minify<'_, '_> {
         Some(next)
     }
 
-    /// Copies the input from where the copy stopped to `end` (token boundaries of checked
-    /// JSON: whole characters).
+    /// Copies the input from where the copy stopped to `end`.
     #[inline(always)]
     fn flush(&mut self, end: usize) -> Option<()> {
         let run = self.buf.get(self.copied..end)?;
-        self.out.push_str(simdutf8::basic::from_utf8(run).ok()?);
+        self.out.extend_from_slice_copy(run);
         Some(())
     }
 
@@ -190,7 +193,7 @@ impl Minify<'_, '_> {
                     self.flush(i)?;
                     let mut escaped = String::with_capacity(self.scratch.len().saturating_add(2));
                     crate::dump::write_string(&mut escaped, &self.scratch);
-                    self.out.push_str(&escaped);
+                    self.out.extend_from_slice_copy(escaped.as_bytes());
                     self.copied = end;
                 }
                 Some(end)
@@ -272,13 +275,13 @@ impl Minify<'_, '_> {
     fn nulls(&mut self, attrs: &[(AttrEntry, Node)], lead: bool, trail: bool) -> Option<()> {
         for (n, (key, _)) in attrs.iter().enumerate() {
             if lead || n > 0 {
-                self.out.push(',');
+                self.out.push(b',');
             }
-            self.out.push_str(key.json_key()?);
-            self.out.push_str("null");
+            self.out.extend_from_slice_copy(key.json_key()?.as_bytes());
+            self.out.extend_from_slice_copy(b"null");
         }
         if trail {
-            self.out.push(',');
+            self.out.push(b',');
         }
         Some(())
     }
