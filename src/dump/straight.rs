@@ -1,18 +1,24 @@
 //! The DUMP straight from JSON input, without building the value: [`StraightDump`], made
 //! once from an object type, checks that a JSON value is of that type *as go-cty writes it*
-//! and writes its DUMP, which is then the input without its whitespace.
+//! and writes its DUMP, which is then the input without its whitespace but for a few
+//! pieces written as the DUMP writes them.
 //!
-//! As go-cty writes it: an object holding every attribute of its type, in the type's order
-//! (the DUMP's order too), under keys without escapes; strings without escapes (checked
-//! UTF-8, so the DUMP writes them as they are: it escapes only `"`, `\` and control
-//! characters, none of which an unescaped JSON string holds); numbers that are integers and
-//! fit `i64` (not `-0`: the DUMP writes integers as their digits); `true`, `false`, `null`;
-//! lists and sets (items in order: the decoders keep a set's items as they come); maps with
-//! their keys in increasing byte order and none repeated (the DUMP sorts keys, and of
-//! repeated ones keeps the last); `null` for a `dynamic` or tuple value. Anything else — an
-//! escape, a fraction, an attribute missing or out of order, a fault — gives up, and the
-//! caller decodes the value and writes its DUMP the general way, which reads it (or names
-//! its fault with path and offset). So what this writes is always the general way's DUMP.
+//! As go-cty writes it: objects of the type's attributes in the type's order (the DUMP's
+//! order too) under keys without escapes, where an attribute left out is written
+//! `"name":null` (as the decode reads it and the DUMP writes it); strings, copied when their
+//! escapes are those the DUMP writes back the same (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
+//! `\t`), else unescaped and written as the DUMP writes them; numbers whose text the DUMP
+//! keeps (`normalize_decimal`: integers, and fractions and exponents as go-cty writes
+//! them); `true`, `false`, `null`; lists and sets (items in order: the decoders keep a set's
+//! items as they come); maps with their keys, without escapes, in increasing byte order and
+//! none repeated (the DUMP sorts keys, and of repeated ones keeps the last); `null` for a
+//! `dynamic` or tuple value. Anything else — a key out of order or not the type's, a number
+//! the DUMP writes otherwise, a map key escaped, a fault — gives up, and the caller decodes
+//! the value and writes its DUMP the general way, which reads it (or names its fault with
+//! path and offset). The decode's default limits are checked as the decode checks them
+//! (the arena bytes its containers would take above all: an object costs every attribute of
+//! its type, whatever the input holds), so what this writes is the general way's DUMP, and
+//! only where the general way succeeds.
 
 use bumpalo::collections::Vec as BumpVec;
 use bumpalo::Bump;
@@ -26,11 +32,18 @@ use crate::number::normalize_decimal;
 use crate::program::key::AttrEntry;
 use crate::program::{DecodeOptions, Program};
 use crate::schema::Type;
+use crate::value::Value;
 
-/// The longest input written straight: below it the general decode cannot reach its default
-/// [`Limits::max_arena_bytes`] (it spends fewer than 40 arena bytes per input byte on the
-/// values this takes), so it never fails where this succeeds.
-const STRAIGHT_MAX: usize = (Limits::DEFAULT.max_arena_bytes / 40) as usize;
+/// The arena bytes the decode charges for a value slot of a list, set or object (every
+/// attribute of the type) and for a map entry ([`Limits::max_arena_bytes`]).
+const VALUE: u64 = std::mem::size_of::<Value<'static>>() as u64;
+const ENTRY: u64 = std::mem::size_of::<(&str, Value<'static>)>() as u64;
+
+/// The deepest type written straight (containers, the root object one of them): deeper
+/// than any provider schema nests, and shallow enough for the recursion to fit a 1 MiB
+/// thread stack in a debug build (`the_deepest_values_fit_a_small_stack`); values of a
+/// deeper type are decoded.
+const MAX_STRAIGHT_DEPTH: usize = 128;
 
 /// What a [`StraightDump`] checks at one place of the type.
 enum Node {
@@ -49,6 +62,8 @@ enum Node {
 /// The straight DUMP of one program's object type (see the module docs).
 pub(crate) struct StraightDump {
     root: Node,
+    /// The containers nested in the type's values, the root object counting one.
+    depth: usize,
 }
 
 impl std::fmt::Debug for StraightDump {
@@ -66,23 +81,26 @@ impl StraightDump {
             return None;
         }
         let (root, depth) = node(ty)?;
-        (depth <= Limits::DEFAULT.max_depth as usize).then_some(StraightDump { root })
+        (depth <= MAX_STRAIGHT_DEPTH).then_some(StraightDump { root, depth })
     }
 
-    /// Whether a decode with `options` reads what this takes as this reads it: the default
-    /// limits, block item counts unchecked (attributes the type lacks may be stepped over or
-    /// not: this takes none).
-    pub(crate) fn applies(options: &DecodeOptions) -> bool {
-        !options.check_item_counts && options.limits == Limits::DEFAULT
+    /// Whether a decode with `options` reads what this takes as this reads it: block item
+    /// counts unchecked, and no value of the type nested deeper than `max_depth` (attributes
+    /// the type lacks may be stepped over or not: this takes none). The other limits are
+    /// checked as the values are read ([`StraightDump::write_prefix`]).
+    pub(crate) fn applies(&self, options: &DecodeOptions) -> bool {
+        !options.check_item_counts && self.depth <= options.limits.max_depth as usize
     }
 
     /// The DUMP of the JSON value at the start of `buf` (which may hold more after it),
-    /// written into `bump`, when the value is as go-cty writes it, and the position after
-    /// the value; `None` when it gives up.
-    pub(crate) fn write_prefix<'a>(&self, buf: &[u8], bump: &'a Bump) -> Option<(&'a str, usize)> {
-        if buf.len() > STRAIGHT_MAX {
-            return None;
-        }
+    /// written into `bump`, when the value is as go-cty writes it and within `limits` (as the
+    /// decode checks them), and the position after the value; `None` when it gives up.
+    pub(crate) fn write_prefix<'a>(
+        &self,
+        buf: &[u8],
+        bump: &'a Bump,
+        limits: &Limits,
+    ) -> Option<(&'a str, usize)> {
         let start = skip_ws(buf, 0);
         let mut w = Minify {
             buf,
@@ -90,6 +108,9 @@ impl StraightDump {
             out: BumpVec::with_capacity_in(buf.len().min(1 << 12), bump),
             copied: start,
             scratch: String::new(),
+            limits,
+            arena: 0,
+            values: 0,
         };
         let end = w.value(&self.root, start)?;
         w.flush(end)?;
@@ -129,30 +150,55 @@ fn node(ty: &Type) -> Option<(Node, usize)> {
     Some((n, below.saturating_add(1)))
 }
 
-/// The key at `i`, of one of `attrs` from `next` on: its index and the position after its
-/// colon (go-cty's compact `"name":` in one compare; else whitespace before the colon).
+/// The attribute whose key is at `i`, one of `attrs` from `next` on: its index, the position
+/// after the key's colon, and whether whitespace came before the colon (go-cty's compact
+/// `"name":` is matched in one compare).
 #[inline(always)]
-fn key(buf: &[u8], attrs: &[(AttrEntry, Node)], next: usize, i: usize) -> Option<(usize, usize)> {
+fn attribute_key(
+    buf: &[u8],
+    attrs: &[(AttrEntry, Node)],
+    next: usize,
+    i: usize,
+) -> Option<(usize, usize, bool)> {
     let rest = attrs.get(next..)?;
     rest.iter().enumerate().find_map(|(k, (key, _))| {
-        let after = key
-            .match_json_compact(buf, i)
-            .or_else(|| key.match_json(buf, i))?;
-        Some((next.wrapping_add(k), after))
+        let (after, spaced) = match key.match_json_compact(buf, i) {
+            Some(after) => (after, false),
+            None => (key.match_json(buf, i)?, true),
+        };
+        Some((next.wrapping_add(k), after, spaced))
     })
+}
+
+/// The number at `i`, when the DUMP writes it as it is here: the position after it.
+fn number(buf: &[u8], i: usize) -> Option<usize> {
+    match plain_integer(buf, i) {
+        Some((_, end)) => Some(end),
+        // Any other number (a fraction, an exponent, `-0`, past `i64`) when the DUMP writes
+        // its text as it is.
+        None => {
+            let (text, end) = tokens::number(buf, i).ok()?;
+            (normalize_decimal(text) == text).then_some(end)
+        }
+    }
 }
 
 /// The input, the DUMP being written, and how far the input has been copied to it: the DUMP
 /// is the input without its whitespace, so only whitespace stops the copy.
-struct Minify<'b, 'a> {
+struct Minify<'b, 'a, 'l> {
     buf: &'b [u8],
     out: BumpVec<'a, u8>,
     copied: usize,
     /// A string's value, when the DUMP writes it otherwise than the input has it.
     scratch: String,
+    /// The decode's limits, and the arena bytes and values it would have charged for the
+    /// containers so far.
+    limits: &'l Limits,
+    arena: u64,
+    values: u64,
 }
 
-impl Minify<'_, '_> {
+impl Minify<'_, '_, '_> {
     /// The first byte at or after `i` that is not whitespace; whitespace stepped over ends
     /// a run of the copy.
     #[inline(always)]
@@ -173,6 +219,19 @@ impl Minify<'_, '_> {
         Some(())
     }
 
+    /// Charges `n` values of `size` arena bytes as the decode charges a container: `None`
+    /// past [`Limits::max_values`] or [`Limits::max_arena_bytes`], where the decode fails.
+    /// (The charges only grow, so going past a limit anywhere is the decode failing
+    /// somewhere.)
+    #[inline(always)]
+    fn charge(&mut self, n: usize, size: u64) -> Option<()> {
+        let n = n as u64;
+        self.values = self.values.saturating_add(n);
+        self.arena = self.arena.saturating_add(n.saturating_mul(size));
+        (self.values <= self.limits.max_values && self.arena <= self.limits.max_arena_bytes)
+            .then_some(())
+    }
+
     /// The byte at `i` is `byte`: the position after it.
     #[inline(always)]
     fn expect(&self, i: usize, byte: u8) -> Option<usize> {
@@ -185,67 +244,82 @@ impl Minify<'_, '_> {
         if buf.get(i) == Some(&b'n') {
             return null(buf, i);
         }
+        // (Each kind in a function of its own: the recursion's frames stay small, in debug
+        // builds too.)
         match node {
-            Node::String => {
-                let (end, unescaped) = dump_string(buf, i, &mut self.scratch)?;
-                if unescaped {
-                    // Written as the DUMP writes its value, in place of the input's.
-                    self.flush(i)?;
-                    let mut escaped = String::with_capacity(self.scratch.len().saturating_add(2));
-                    crate::dump::write_string(&mut escaped, &self.scratch);
-                    self.out.extend_from_slice_copy(escaped.as_bytes());
-                    self.copied = end;
-                }
-                Some(end)
-            }
-            Node::Number => match plain_integer(buf, i) {
-                Some((_, end)) => Some(end),
-                // Any other number (a fraction, an exponent, `-0`, past `i64`) when the DUMP
-                // writes it as it is.
-                None => {
-                    let (text, end) = tokens::number(buf, i).ok()?;
-                    (normalize_decimal(text) == text).then_some(end)
-                }
-            },
+            Node::String => self.string(i),
+            Node::Number => number(buf, i),
             Node::Bool => boolean(buf, i).map(|(_, end)| end),
             Node::NullOnly => None,
-            Node::Items(item) => self.items(i, b'[', b']', |w, i| w.value(item, i)),
-            Node::Map(v) => {
-                let mut last: Option<&[u8]> = None;
-                self.items(i, b'{', b'}', |w, i| {
-                    let (key, end) = plain_string(buf, i)?;
-                    if last.is_some_and(|l| l >= key) {
-                        return None;
-                    }
-                    last = Some(key);
-                    let colon = w.ws(end)?;
-                    let at = w.expect(colon, b':')?;
-                    let at = w.ws(at)?;
-                    w.value(v, at)
-                })
-            }
+            Node::Items(item) => self.items(i, b'[', b']', VALUE, |w, i| w.value(item, i)),
+            Node::Map(v) => self.map(v, i),
             Node::Object(attrs) => self.object(attrs, i),
         }
+    }
+
+    /// A string at `i`: the position after it.
+    fn string(&mut self, i: usize) -> Option<usize> {
+        let (end, rewritten) = dump_string(self.buf, i, &mut self.scratch)?;
+        // (`max_string_len`, of the decoded string: its text here, escapes included, is at
+        // least as long.)
+        let body = end.wrapping_sub(i).saturating_sub(2);
+        if body > self.limits.max_string_len as usize {
+            return None;
+        }
+        if rewritten {
+            // Written as the DUMP writes its value, in place of the input's.
+            self.flush(i)?;
+            let mut escaped = String::with_capacity(self.scratch.len().saturating_add(2));
+            crate::dump::write_string(&mut escaped, &self.scratch);
+            self.out.extend_from_slice_copy(escaped.as_bytes());
+            self.copied = end;
+        }
+        Some(end)
+    }
+
+    /// A map at `i` of values `v`: the position after it.
+    fn map(&mut self, v: &Node, i: usize) -> Option<usize> {
+        let buf = self.buf;
+        let mut last: Option<&[u8]> = None;
+        self.items(i, b'{', b'}', ENTRY, |w, i| {
+            let (key, end) = plain_string(buf, i)?;
+            if key.len() > w.limits.max_string_len as usize {
+                return None;
+            }
+            if last.is_some_and(|l| l >= key) {
+                return None;
+            }
+            last = Some(key);
+            let colon = w.ws(end)?;
+            let at = w.expect(colon, b':')?;
+            let at = w.ws(at)?;
+            w.value(v, at)
+        })
     }
 
     /// An object at `at` of attributes `attrs`: the position after it. Attributes missing
     /// from the input are written `null`, where the DUMP has them.
     fn object(&mut self, attrs: &[(AttrEntry, Node)], at: usize) -> Option<usize> {
         let open = self.expect(at, b'{')?;
+        self.charge(attrs.len(), VALUE)?;
         let mut i = self.ws(open)?;
         // The next attribute the input may hold, and whether it held one already.
         let mut next = 0usize;
         let mut pairs = false;
         if self.buf.get(i) != Some(&b'}') {
             loop {
-                let (k, after) = key(self.buf, attrs, next, i)?;
+                let (k, after, spaced) = attribute_key(self.buf, attrs, next, i)?;
                 if k > next {
                     self.flush(i)?;
                     self.nulls(attrs.get(next..k)?, false, true)?;
                     self.copied = i;
                 }
                 let (key, node) = attrs.get(k)?;
-                if self.buf.get(after.wrapping_sub(2)) != Some(&b'"') {
+                // (A key's name counts against `max_string_len` too.)
+                if key.json_quoted_len().saturating_sub(2) > self.limits.max_string_len as usize {
+                    return None;
+                }
+                if spaced {
                     // `"name"`, whitespace, then `:`: the whitespace is left out.
                     self.flush(i.wrapping_add(key.json_quoted_len()))?;
                     self.copied = after.wrapping_sub(1);
@@ -277,7 +351,8 @@ impl Minify<'_, '_> {
             if lead || n > 0 {
                 self.out.push(b',');
             }
-            self.out.extend_from_slice_copy(key.json_key()?.as_bytes());
+            self.out
+                .extend_from_slice_copy(key.json_key_with_colon()?.as_bytes());
             self.out.extend_from_slice_copy(b"null");
         }
         if trail {
@@ -287,21 +362,24 @@ impl Minify<'_, '_> {
     }
 
     /// The items of a list (`open` `[`) or the entries of a map (`{`) at `at`, each read by
-    /// `item` at its first byte (whitespace and commas stepped over here): the position
-    /// after the closing bracket.
+    /// `item` at its first byte (whitespace and commas stepped over here) and charged `size`
+    /// arena bytes: the position after the closing bracket.
     #[inline(always)]
     fn items(
         &mut self,
         at: usize,
         open: u8,
         close: u8,
+        size: u64,
         mut item: impl FnMut(&mut Self, usize) -> Option<usize>,
     ) -> Option<usize> {
         let first = self.expect(at, open)?;
         let mut i = self.ws(first)?;
+        let mut n = 0usize;
         if self.buf.get(i) != Some(&close) {
             loop {
                 let end = item(self, i)?;
+                n = n.wrapping_add(1);
                 i = self.ws(end)?;
                 match self.buf.get(i) {
                     Some(b',') => i = self.ws(i.wrapping_add(1))?,
@@ -310,6 +388,11 @@ impl Minify<'_, '_> {
                 }
             }
         }
+        // (The decode charges a container once it is read.)
+        if n > self.limits.max_container_len as usize {
+            return None;
+        }
+        self.charge(n, size)?;
         Some(i.wrapping_add(1))
     }
 }
@@ -332,7 +415,7 @@ mod tests {
         let dump = StraightDump::new(program).unwrap();
         let bump = Bump::new();
         let written = dump
-            .write_prefix(input, &bump)
+            .write_prefix(input, &bump, &Limits::DEFAULT)
             .filter(|&(_, end)| skip_ws(input, end) == input.len())
             .map(|(text, _)| text.to_string());
         if let Some(text) = &written {
@@ -479,5 +562,123 @@ mod tests {
             }
         }
         assert!(written > 100, "{written}");
+    }
+}
+
+#[cfg(test)]
+mod limits_tests {
+    use super::*;
+
+    /// The general way with `limits`: the DUMP of the decoded value, or `None`.
+    fn general(program: &Program, input: &[u8], limits: Limits) -> Option<String> {
+        let bump = Bump::new();
+        let options = DecodeOptions::default().with_limits(limits);
+        let value = program.decode_json_with(input, &bump, &options).ok()?;
+        Some(crate::dump::to_string(program, value).unwrap())
+    }
+
+    fn straight(program: &Program, input: &[u8], limits: Limits) -> Option<String> {
+        let dump = StraightDump::new(program).unwrap();
+        let options = DecodeOptions::default().with_limits(limits);
+        assert!(dump.applies(&options));
+        let bump = Bump::new();
+        let (text, end) = dump.write_prefix(input, &bump, &limits)?;
+        assert_eq!(end, input.len());
+        Some(text.to_string())
+    }
+
+    /// The limits the decode checks, each just met and just passed: written straight exactly
+    /// where the decode succeeds. Above all the arena bytes of objects whose attributes the
+    /// input leaves out (the decode charges every attribute of the type, 24 bytes each).
+    #[test]
+    fn limits_are_checked_as_the_decode_checks_them() {
+        let program = Program::from_type_json(
+            r#"["object",{"l":["list",["object",{"a":"bool","b":"bool","c":"bool","d":"bool","e":"bool"}]],"m":["map","string"],"s":"string"}]"#,
+        )
+        .unwrap();
+        let inputs = [
+            r#"{"l":[{},{},{}]}"#,
+            r#"{"l":[{"a":true},{}],"m":{"k":"v","l":"w"}}"#,
+            r#"{"m":{"key":"x"},"s":"abcdef"}"#,
+            r#"{"s":"a\"c"}"#,
+            r#"{"m":{}}"#,
+        ];
+        let mut limited = 0;
+        for input in inputs {
+            for arena in (0..400).step_by(8) {
+                for values in [0, 3, 7, 12, 20, u64::MAX] {
+                    for (strings, items) in [(2, 1), (3, 2), (6, 3), (u32::MAX, u32::MAX)] {
+                        let limits = Limits::DEFAULT
+                            .with_max_arena_bytes(arena)
+                            .with_max_values(values)
+                            .with_max_string_len(strings)
+                            .with_max_container_len(items);
+                        let want = general(&program, input.as_bytes(), limits);
+                        let got = straight(&program, input.as_bytes(), limits);
+                        match (&want, &got) {
+                            // (Only where the decode succeeds; it may give up on a string
+                            // whose escapes make it shorter decoded than here.)
+                            (_, Some(g)) => {
+                                assert_eq!(want.as_ref(), Some(g), "{input} {limits:?}")
+                            }
+                            (Some(_), None) => assert!(input.contains('\\'), "{input} {limits:?}"),
+                            (None, None) => limited += 1,
+                        }
+                    }
+                }
+            }
+        }
+        assert!(limited > 100, "{limited}");
+    }
+
+    /// Values as deep as a straight DUMP goes (`MAX_STRAIGHT_DEPTH` containers, the root
+    /// object one of them) written on a 1 MiB stack, as the decode reads them; a type one
+    /// level deeper is left to the decode.
+    #[test]
+    fn the_deepest_values_fit_a_small_stack() {
+        const STACK_UNDER_TEST: usize = 1 << 20;
+        let depth = MAX_STRAIGHT_DEPTH;
+        let levels = depth - 1;
+        let ty = (0..levels).fold(Type::String, |t, _| Type::List(Box::new(t)));
+        let ty = Type::Object(crate::schema::ObjectType::new([("a", ty)], &[]).unwrap());
+        let input = format!(r#"{{"a":{}"x"{}}}"#, "[".repeat(levels), "]".repeat(levels));
+        let limits = Limits::DEFAULT.with_max_depth(u32::MAX);
+        let (program, dump) = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let program = Program::new(&ty).unwrap();
+                let dump = StraightDump::new(&program).unwrap();
+                std::mem::forget(ty);
+                (program, dump)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(dump.depth, depth);
+        let want = general(&program, input.as_bytes(), limits);
+        let got = std::thread::Builder::new()
+            .stack_size(STACK_UNDER_TEST)
+            .spawn(move || {
+                let bump = Bump::new();
+                let got = dump.write_prefix(input.as_bytes(), &bump, &limits);
+                got.map(|(text, _)| text.to_string())
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(want.is_some());
+        assert_eq!(got, want);
+        // A `max_depth` under the type's depth: the decode's to check.
+        assert!(!dump_applies_at(&program, 100));
+        assert!(dump_applies_at(&program, 128));
+        let deeper = crate::schema::ObjectType::new([("a", program.root_type().clone())], &[]);
+        let deeper = Program::new(&Type::Object(deeper.unwrap())).unwrap();
+        assert!(StraightDump::new(&deeper).is_none());
+    }
+
+    fn dump_applies_at(program: &Program, max_depth: u32) -> bool {
+        let options =
+            DecodeOptions::default().with_limits(Limits::DEFAULT.with_max_depth(max_depth));
+        StraightDump::new(program).unwrap().applies(&options)
     }
 }

@@ -129,7 +129,7 @@ impl AttrEntry {
 
     /// The key quoted with its colon (`"name":`), when the name needs no escape in JSON
     /// (serde_json's set, the DUMP's); the form [`Self::match_json_compact`] matches.
-    pub(crate) fn json_key(&self) -> Option<&str> {
+    pub(crate) fn json_key_with_colon(&self) -> Option<&str> {
         (!self.json.is_empty()).then_some(&*self.json)
     }
 

@@ -117,13 +117,17 @@ impl SchemaSet {
         bump: &'a Bump,
         options: &DecodeOptions,
     ) -> Option<(&'a str, usize)> {
-        if !self.dumps || !StraightDump::applies(options) {
+        if !self.dumps {
             return None;
         }
         let straight = loaded
             .straight
-            .get_or_init(|| StraightDump::new(&loaded.program));
-        straight.as_ref()?.write_prefix(buf, bump)
+            .get_or_init(|| StraightDump::new(&loaded.program))
+            .as_ref()?;
+        if !straight.applies(options) {
+            return None;
+        }
+        straight.write_prefix(buf, bump, &options.limits)
     }
 }
 

@@ -352,14 +352,14 @@ impl SchemaSet {
         self.only = (!only.is_empty()).then_some(only);
     }
 
-    /// Gives the instances whose attributes are as go-cty writes them (every attribute, in
-    /// order; strings without escapes other than `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`;
-    /// numbers as the DUMP writes them; map keys in order; whitespace anywhere) as their DUMP,
-    /// [`Outcome::Dumped`], written straight from the JSON without building the value: about
-    /// twice as fast as the decode and then the DUMP, for a consumer that wants only the
-    /// DUMP. Other instances, and decodes with options other than the default limits or with
-    /// [`DecodeOptions::check_item_counts`], are decoded as always ([`Outcome::Ok`]). Off by
-    /// default.
+    /// Gives the instances whose attributes are as go-cty writes them (every attribute
+    /// present in the type's order or left out; numbers as the DUMP writes them; map keys in
+    /// order; whitespace anywhere) as their DUMP, [`Outcome::Dumped`], written straight from
+    /// the JSON without building the value: about twice as fast as the decode and then the
+    /// DUMP, for a consumer that wants only the DUMP. The same DUMP, and only where the decode
+    /// succeeds. Other instances, and decodes with options other than the default limits or
+    /// with [`DecodeOptions::check_item_counts`], are decoded as always ([`Outcome::Ok`]). Off
+    /// by default.
     ///
     /// ```
     /// use tfwire::state::{Outcome, SchemaSet, StateReader};

@@ -2,20 +2,25 @@
 //! and the `dump_straight` fuzz target: a generated type and value as attribute `a` of an
 //! instance (beside a string `b`), in the JSON encodings the input picks (key orders,
 //! escapes, numbers' forms), once more with a byte changed and once spaced out, read from a
-//! state file by a set that writes DUMPs and by one that does not: the same outcome for
-//! every instance (the same DUMP, or the same error), or the same error for the file.
+//! state file by a set that writes DUMPs and by one that does not, under limits the input
+//! picks: the same outcome for every instance (the same DUMP, or the same error), or the
+//! same error for the file.
 
 use tfwire::state::{Outcome, SchemaSet, StateReader};
-use tfwire::{dump, DecodeOptions};
+use tfwire::{dump, DecodeOptions, Limits};
 
 use super::encode;
 use super::gen::{self, Bytes, Source};
 
 /// One line per instance: its DUMP (written straight or not) or its outcome.
-fn lines(set: &SchemaSet, state: &[u8]) -> (Result<Vec<String>, String>, usize) {
+fn lines(
+    set: &SchemaSet,
+    state: &[u8],
+    options: &DecodeOptions,
+) -> (Result<Vec<String>, String>, usize) {
     let mut lines = Vec::new();
     let mut dumped = 0;
-    let read = StateReader::new(state).visit(set, &DecodeOptions::default(), |_, o| {
+    let read = StateReader::new(state).visit(set, options, |_, o| {
         lines.push(match o {
             Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v).unwrap()),
             Outcome::Dumped(text, _) => {
@@ -65,8 +70,21 @@ pub fn dumps(data: &[u8]) -> usize {
         state.push(b'}');
     }
     state.extend_from_slice(b"]}]}");
-    let (want, _) = lines(&set, &state);
-    let (got, dumped) = lines(&dumping, &state);
+    // The decode's limits, sometimes low enough to stop it (the straight DUMP checks them
+    // as the decode does: the arena bytes of objects whose attributes are left out above
+    // all).
+    let limits = match s.byte() % 8 {
+        0 => Limits::DEFAULT.with_max_arena_bytes(s.below(4096) as u64),
+        1 => Limits::DEFAULT.with_max_values(s.below(64) as u64),
+        2 => Limits::DEFAULT
+            .with_max_string_len(s.below(16) as u32)
+            .with_max_container_len(s.below(8) as u32),
+        3 => Limits::DEFAULT.with_max_depth(s.below(8) as u32),
+        _ => Limits::DEFAULT,
+    };
+    let options = DecodeOptions::default().with_limits(limits);
+    let (want, _) = lines(&set, &state, &options);
+    let (got, dumped) = lines(&dumping, &state, &options);
     assert_eq!(got, want, "{}", String::from_utf8_lossy(&state));
     dumped
 }

@@ -1,7 +1,8 @@
 //! The pieces of JSON's grammar that the Arrow row reader (`arrow/rows_json.rs`) takes
-//! straight into its columns, and the straight DUMP (`dump/straight.rs`) into its text, each the executor's own scanner: whitespace, a string without
-//! escapes, a plain integer, a literal. Each says `None` for anything else (an escape, a
-//! fraction, a fault), and the reader then leaves the row to the general decode.
+//! straight into its columns and the straight DUMP (`dump/straight.rs`) into its text, each
+//! the executor's own scanner: whitespace, a string without escapes (or, for the DUMP, one
+//! whose escapes it writes back), a plain integer, a literal. Each says `None` for anything
+//! else (a fraction, a fault, …), and the reader then leaves the value to the general decode.
 
 use super::number::number;
 use super::scan::{literal, ws};
@@ -34,7 +35,7 @@ pub(crate) fn plain_string(buf: &[u8], at: usize) -> Option<(&[u8], usize)> {
 }
 
 /// The position after the string at `at`, checked (UTF-8, escapes), and whether the DUMP
-/// writes it otherwise than it is here: then `scratch` holds its value. The DUMP writes as
+/// writes it otherwise than it is here (rewritten): then `scratch` holds its value. The DUMP writes as
 /// they are strings without escapes and strings with only the two-byte escapes serde_json
 /// writes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`); not `\/` or `\u`.
 #[inline(always)]
