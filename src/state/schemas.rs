@@ -215,7 +215,8 @@ impl SchemaSet {
     /// The document's JSON syntax, its outline (providers, the members holding schemas) and
     /// each provider's configuration schema are checked at once, with the errors
     /// [`SchemaSet::add_json`] gives. A schema found malformed on first use fails the decode
-    /// of each instance it is a candidate for, with an [`ErrorKind::Schema`] error naming it.
+    /// of each instance it is a candidate for, with an
+    /// [`ErrorKind::Schema`](crate::ErrorKind::Schema) error naming it.
     ///
     /// ```
     /// use tfwire::state::{Outcome, SchemaSet, StateReader};
@@ -292,8 +293,8 @@ impl SchemaSet {
     /// Projects every program on `selection` ([`Program::select`]): decoded values hold
     /// only the selected parts, and the rest of each instance's attributes is stepped over
     /// (checked as JSON, not against the schema). A type that lacks a selected path fails
-    /// its instances with an [`ErrorKind::Schema`] error naming the path: select across
-    /// the types that have it ([`SchemaSet::only_types`]). Programs compiled before are
+    /// its instances with an [`ErrorKind::Schema`](crate::ErrorKind::Schema) error naming the
+    /// path: select across the types that have it ([`SchemaSet::only_types`]). Programs compiled before are
     /// compiled again on next use.
     ///
     /// ```
