@@ -73,15 +73,16 @@ impl std::fmt::Debug for StraightDump {
 }
 
 impl StraightDump {
-    /// For `program` when its type is an object type nested no deeper than the default
-    /// `max_depth` and it is not a projection (whose picks keep only some elements).
+    /// For `program` when its type is an object type nested no deeper than
+    /// [`MAX_STRAIGHT_DEPTH`] and it is not a projection (whose picks keep only some
+    /// elements).
     pub(crate) fn new(program: &Program) -> Option<StraightDump> {
         let ty = program.root_type();
         if program.code.projected || !matches!(ty, Type::Object(_)) {
             return None;
         }
-        let (root, depth) = node(ty)?;
-        (depth <= MAX_STRAIGHT_DEPTH).then_some(StraightDump { root, depth })
+        let (root, depth) = node(ty, MAX_STRAIGHT_DEPTH)?;
+        Some(StraightDump { root, depth })
     }
 
     /// Whether a decode with `options` reads what this takes as this reads it: block item
@@ -121,26 +122,29 @@ impl StraightDump {
     }
 }
 
-/// The node of `ty` and the containers nested in its values, when it can be read straight.
-fn node(ty: &Type) -> Option<(Node, usize)> {
+/// The node of `ty` and the containers nested in its values, when it can be read straight
+/// and they are at most `room` (the walk stops there: a deeper type is not walked whole).
+fn node(ty: &Type, room: usize) -> Option<(Node, usize)> {
+    let inner = room.checked_sub(1);
     let (n, below) = match ty {
         Type::String => return Some((Node::String, 0)),
         Type::Number => return Some((Node::Number, 0)),
         Type::Bool => return Some((Node::Bool, 0)),
         Type::Dynamic | Type::Tuple(_) => return Some((Node::NullOnly, 0)),
         Type::List(t) | Type::Set(t) => {
-            let (n, d) = node(t)?;
+            let (n, d) = node(t, inner?)?;
             (Node::Items(Box::new(n)), d)
         }
         Type::Map(t) => {
-            let (n, d) = node(t)?;
+            let (n, d) = node(t, inner?)?;
             (Node::Map(Box::new(n)), d)
         }
         Type::Object(o) => {
+            let inner = inner?;
             let mut deepest = 0;
             let mut attrs = Vec::with_capacity(o.attrs().len());
             for (name, t) in o.attrs() {
-                let (n, d) = node(t)?;
+                let (n, d) = node(t, inner)?;
                 deepest = deepest.max(d);
                 attrs.push((AttrEntry::key_only(name), n));
             }
