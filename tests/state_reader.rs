@@ -201,6 +201,52 @@ fn many_provider_references_keep_their_addresses() {
     );
 }
 
+/// The reader knows a provider reference seen before by its JSON bytes: resources naming
+/// references in turn, one of them also spelled with `\u0022` escapes (the same reference,
+/// other bytes), one a prefix of another's bytes, get each its own address; a bad reference
+/// fails each time it comes.
+#[test]
+fn provider_references_known_by_their_bytes() {
+    let providers = [
+        r#"provider[\"registry.terraform.io/hashicorp/null\"]"#,
+        r#"provider[\"registry.terraform.io/hashicorp/null\"].second"#,
+        r#"provider[\u0022registry.terraform.io/hashicorp/null\u0022]"#,
+        "provider.null",
+        "provider.nul",
+    ];
+    let resources: Vec<String> = (0..15)
+        .map(|k| {
+            let provider = providers[(k * 3) % providers.len()];
+            format!(
+                r#"{{"mode":"managed","type":"null_resource","name":"r{k}","provider":"{provider}",
+                "instances":[{{"attributes":{{"id":"x"}}}}]}}"#
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","));
+    let (want, got) = both(&text);
+    assert_eq!(got, want);
+    let got = got.unwrap();
+    let addresses: Vec<&str> = got.iter().map(|l| l.split(' ').nth(3).unwrap()).collect();
+    // (References in the order 0, 3, 1, 4, 2 of `providers`; the legacy `provider.NAME`
+    // names a hashicorp provider.)
+    let null = "registry.terraform.io/hashicorp/null";
+    let nul = "registry.terraform.io/hashicorp/nul";
+    assert_eq!(addresses[..5], [null, null, null, nul, null], "{got:?}");
+    assert_eq!(addresses[5..10], addresses[..5]);
+    // A reference that is not one fails its resource, again after a good one.
+    let bad = r#"{"mode":"managed","type":"null_resource","name":"b","provider":"provider[\"x","instances":[]}"#;
+    let good = r#"{"mode":"managed","type":"null_resource","name":"g","provider":"provider.null","instances":[]}"#;
+    for text in [
+        format!(r#"{{"version":4,"resources":[{bad}]}}"#),
+        format!(r#"{{"version":4,"resources":[{good},{bad}]}}"#),
+    ] {
+        let (want, got) = both(&text);
+        assert_eq!(got, want);
+        assert!(got.unwrap_err().contains(".resources["), "{text}");
+    }
+}
+
 #[test]
 fn envelope_errors() {
     let err = |text: &str| both(text).1.unwrap_err();

@@ -138,8 +138,21 @@ struct ResourceKeys<'u> {
     mode: Option<&'u str>,
     type_name: Option<&'u str>,
     name: Option<&'u str>,
-    provider: Option<&'u str>,
+    provider: ProviderKey<'u>,
     module: Option<&'u str>,
+}
+
+/// A resource's `provider` as read.
+#[derive(Default)]
+enum ProviderKey<'u> {
+    /// Absent, or `null`.
+    #[default]
+    Missing,
+    /// The same JSON string as the reference the walk's [`ProviderCache`] keeps at this
+    /// index.
+    Kept(usize),
+    /// The reference, and its JSON string token.
+    Read(&'u str, &'u [u8]),
 }
 
 impl ResourceKeys<'_> {
@@ -147,7 +160,7 @@ impl ResourceKeys<'_> {
         self.mode.is_some()
             && self.type_name.is_some()
             && self.name.is_some()
-            && self.provider.is_some()
+            && !matches!(self.provider, ProviderKey::Missing)
     }
 }
 
@@ -367,7 +380,19 @@ impl<'u> Unit<'u> {
                 "mode" => &mut keys.mode,
                 "type" => &mut keys.type_name,
                 "name" => &mut keys.name,
-                "provider" => &mut keys.provider,
+                "provider" => {
+                    (keys.provider, j) = match walk.providers.token_at(self.buf, v) {
+                        Some((kept, end)) => (ProviderKey::Kept(kept), end),
+                        None => match self.opt_string(v, ctx, k)? {
+                            (Some(s), end) => {
+                                let token = self.buf.get(v..end).unwrap_or_default();
+                                (ProviderKey::Read(s, token), end)
+                            }
+                            (None, end) => (ProviderKey::Missing, end),
+                        },
+                    };
+                    continue;
+                }
                 "module" => &mut keys.module,
                 "instances" => {
                     if self.buf.get(v) == Some(&b'n') {
@@ -455,10 +480,13 @@ impl<'u> Unit<'u> {
         };
         set(&mut resource.type_name, need(keys.type_name, "type")?);
         set(&mut resource.name, need(keys.name, "name")?);
-        let provider = need(keys.provider, "provider")?;
-        providers
-            .set(resource, provider)
-            .map_err(|e| Stop::Fail(err(ctx, e.message())))?;
+        match keys.provider {
+            ProviderKey::Missing => return Err(Stop::Fail(err(ctx, "missing provider"))),
+            ProviderKey::Kept(k) => providers.set_kept(resource, k),
+            ProviderKey::Read(reference, token) => providers
+                .set(resource, reference, token)
+                .map_err(|e| Stop::Fail(err(ctx, e.message())))?,
+        }
         resource.module = keys.module.filter(|m| !m.is_empty()).map(str::to_string);
         Ok(())
     }
