@@ -14,13 +14,23 @@ minor page faults and peak RSS (`/usr/bin/time -v`) of each command, stdout to /
 for timing and to a file once per command to check that every --jobs gives the same bytes;
 and tfwire's one-value JSON decode of `aws_states` (`tfwire bench`) for scale.
 
+Each state's resources are in the order Terraform writes them (`--order terraform`, the
+default): sorted by module, mode, type and name, as `writeStateV4` sorts them
+(`internal/states/statefile/version4.go`, `sortResourcesV4`), so that a type's resources are
+next to each other. `--order random` keeps the order they were picked in (every type mixed
+with every other: no state Terraform writes looks like that), which the figures before
+2026-11-27's sixteenth session were measured on.
+
+With `--parquet` (a binary built with `--features bench,parquet`), also `--format parquet`
+on the large state with --jobs 1 and 2 (issue 23's figures against the NDJSON run).
+
 Usage: perf/fleet_scan.py [--out DIR] [--large-mb M] [--files N] [--file-mb F] [--rounds R]
-                          [--reuse] [--build-only]
+                          [--order terraform|random] [--parquet] [--reuse] [--build-only]
 after `cargo build --release --features bench`. Prints a Markdown report on stdout (record
 it in perf/results/DATE.md). Data: ../shared/corpus (SOURCES.md names each file's source and
 license); the states built are not kept in the repository.
 """
-import argparse, hashlib, json, os, random, subprocess, sys, time
+import argparse, hashlib, json, os, random, shutil, subprocess, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,8 +47,15 @@ def state_text(resources, indent):
     return json.dumps(doc, separators=COMPACT)
 
 
-def build(out, large_mb, files, file_mb, seed):
+def terraform_order(resources):
+    """Sorted as Terraform's state writer sorts them: module ("" for the root), mode ("data"
+    before "managed", as Go compares the strings), type, name; stable."""
+    return sorted(resources, key=lambda r: (r.get("module", ""), r["mode"], r["type"], r["name"]))
+
+
+def build(out, large_mb, files, file_mb, seed, order):
     rng = random.Random(seed)
+    arrange = terraform_order if order == "terraform" else list
     resources = [r for _, d in corpus_states() for r in d["resources"]]
 
     def fill(target, tag):
@@ -51,13 +68,13 @@ def build(out, large_mb, files, file_mb, seed):
             k += 1
         return picked
 
-    large = fill(large_mb * 1_000_000, "l")
+    large = arrange(fill(large_mb * 1_000_000, "l"))
     (out / "large.json").write_text(state_text(large, False))
     (out / "large.pretty.json").write_text(state_text(large, True))
     for sub in ("files", "files-pretty"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     for i in range(files):
-        rs = fill(int(file_mb * 1_000_000), f"f{i}_")
+        rs = arrange(fill(int(file_mb * 1_000_000), f"f{i}_"))
         (out / "files" / f"{i:03d}.json").write_text(state_text(rs, False))
         (out / "files-pretty" / f"{i:03d}.json").write_text(state_text(rs, True))
 
@@ -94,13 +111,21 @@ def main():
     ap.add_argument("--file-mb", type=float, default=3.0)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--reuse", action="store_true", help="keep the states OUT already holds")
+    ap.add_argument("--order", choices=("terraform", "random"), default="terraform",
+                    help="resources sorted as Terraform writes them, or in the order picked")
+    ap.add_argument("--parquet", action="store_true",
+                    help="also --format parquet on the large state (--features parquet)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep the states OUT already holds (when built in the same --order)")
     ap.add_argument("--build-only", action="store_true", help="build the states, measure nothing")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    if not (a.reuse and (out / "large.json").exists()):
-        build(out, a.large_mb, a.files, a.file_mb, a.seed)
+    order_file = out / "ORDER"
+    built_order = order_file.read_text().strip() if order_file.exists() else "random"
+    if not (a.reuse and (out / "large.json").exists() and built_order == a.order):
+        build(out, a.large_mb, a.files, a.file_mb, a.seed, a.order)
+        order_file.write_text(a.order + "\n")
     if a.build_only:
         return
     docs = schema_docs()
@@ -120,6 +145,12 @@ def main():
         "large type+select j1": [*base, "--jobs", "1", "--type", "aws_instance", "--select",
                                  "tags", str(out / "large.json")],
     }
+    tables = out / "tables"
+    parquet = [str(TFWIRE), "state", *schemas, "--format", "parquet", "--out", str(tables)]
+    parquet_cases = {
+        "large parquet j1": [*parquet, "--jobs", "1", str(out / "large.json")],
+        "large parquet j2": [*parquet, "--jobs", "2", str(out / "large.json")],
+    } if a.parquet else {}
     # Same bytes for every --jobs (and the pretty twins give the same lines but for the file
     # names, which differ).
     digests = {}
@@ -129,10 +160,18 @@ def main():
         digests[name] = hashlib.sha256(dest.read_bytes()).hexdigest()
         if r["rc"] not in (0, 1):
             sys.exit(f"{name}: exit {r['rc']}: {r['summary']}")
+    for name, cmd in parquet_cases.items():
+        shutil.rmtree(tables, ignore_errors=True)
+        r = timed(cmd)
+        if r["rc"] not in (0, 1):
+            sys.exit(f"{name}: exit {r['rc']}: {r['summary']}")
+    cases.update(parquet_cases)
     runs = {name: [] for name in cases}
     for _ in range(a.rounds):
         for name, cmd in cases.items():
+            shutil.rmtree(tables, ignore_errors=True)
             runs[name].append(timed(cmd))
+    shutil.rmtree(tables, ignore_errors=True)
     bench = subprocess.run([str(TFWIRE), "bench", "--only", "aws_states", "--format", "json",
                             "--contenders", "tfwire", "--rounds", "7", "--json"], capture_output=True)
     try:
@@ -146,7 +185,8 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             cwd=Path(__file__).resolve().parent).stdout.decode().strip()
     print(f"# tfwire state fleet scans (issue 22) — commit {commit}, {os.cpu_count()} cores, "
-          f"medians of {a.rounds} interleaved rounds, stdout to /dev/null")
+          f"medians of {a.rounds} interleaved rounds, stdout to /dev/null, resources in "
+          f"{'Terraform' if a.order == 'terraform' else 'random'} order")
     print()
     print(f"large {size['large']/1e6:.0f} MB compact, {size['large pretty']/1e6:.0f} MB pretty; "
           f"{len(files)} files, {size['files']/1e6:.0f} MB compact, {size['files pretty']/1e6:.0f} MB pretty; "
@@ -182,6 +222,13 @@ def main():
             and digests["large pretty j1"] == digests["large pretty j2"]
             and digests["files pretty j1"] == digests["files pretty j2"])
     print(f"| byte-identical output for every --jobs | {same} | yes |")
+    if parquet_cases:
+        print()
+        print("| figure (issue 23) | measured | asked |")
+        print("|---|---:|---:|")
+        print(f"| large: --format parquet / --format ndjson, --jobs 1 | {ratio('large parquet j1', 'large j1'):.2f}× | ≥ 0.5× |")
+        print(f"| large parquet: --jobs 2 / --jobs 1 | {ratio('large parquet j2', 'large parquet j1'):.2f}× | ≥ 1.6× |")
+        print(f"| peak RSS, large parquet --jobs 1 | {med['large parquet j1']['rss']:.0f} MiB | < 256 MiB |")
 
 
 if __name__ == "__main__":
