@@ -183,6 +183,27 @@ fn schema_set_candidates() {
             .collect()
     };
     assert_eq!(results(&dumping), results(&set));
+    // The reader (its decode of attributes a read may cut) gives the same lines, whole and
+    // in pieces of 1 to 7 bytes: candidates passed over unread when their type lacks a key
+    // (`{"c":true}` for docs 0 and 1) and, when no candidate takes an instance, all decoded
+    // again for the error.
+    use common::state::{by_parse, by_reader, small, Chunked};
+    let want = by_parse(&set, &text).unwrap();
+    assert_eq!(by_parse(&dumping, &text).unwrap(), want);
+    assert_eq!(
+        by_reader(&dumping, text.as_bytes(), small(1 << 20)).unwrap(),
+        want
+    );
+    let pieces = Chunked {
+        data: text.as_bytes(),
+        seed: 7,
+        max: 7,
+    };
+    assert_eq!(by_reader(&dumping, pieces, small(5)).unwrap(), want);
+    assert!(
+        want[3].ends_with(r#"unsupported attribute "zz" (document 1)"#),
+        "{want:?}"
+    );
     let dumped: Vec<bool> = (dumping.decode_all(&st, &bump, &DecodeOptions::default()))
         .map(|(_, o)| matches!(o, Outcome::Dumped(..)))
         .collect();

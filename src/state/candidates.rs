@@ -2,14 +2,18 @@
 //! ([`SchemaSet::decode`], and the reader's [`SchemaSet::decode_prefix`]): the first
 //! candidate that decodes them gives [`Outcome::Ok`], or, when the set writes DUMPs
 //! ([`SchemaSet::write_dumps`]) and the attributes are as go-cty writes them,
-//! [`Outcome::Dumped`], written straight from the JSON (`dump/straight.rs`).
+//! [`Outcome::Dumped`], written straight from the JSON (`dump/straight.rs`). A candidate
+//! whose straight DUMP finds an attribute its type lacks is passed over without its decode,
+//! sure to fail (states of other provider versions than a document's: the next candidate
+//! takes them); when no candidate takes the attributes, all are decoded again for their
+//! errors.
 
 use bumpalo::Bump;
 
 use super::schemas::{Loaded, Match, Outcome, SchemaSet};
 use super::{InstanceRef, Resource};
 use crate::decode::json::tokens;
-use crate::dump::straight::StraightDump;
+use crate::dump::straight::{StraightDump, Taken};
 use crate::error::{DecodeError, ErrorKind, SchemaError};
 use crate::program::DecodeOptions;
 
@@ -22,20 +26,37 @@ impl SchemaSet {
         bump: &'a Bump,
         options: &DecodeOptions,
     ) -> Outcome<'a> {
+        self.decode_with(item, bump, options, self.dumps)
+    }
+
+    /// [`SchemaSet::decode`], writing DUMPs straight when `straight`.
+    fn decode_with<'a, 's: 'a>(
+        &'a self,
+        item: InstanceRef<'_, 's>,
+        bump: &'a Bump,
+        options: &DecodeOptions,
+        straight: bool,
+    ) -> Outcome<'a> {
         let Some(json) = item.instance.attributes.json() else {
             return Outcome::Legacy;
         };
         let json = json.as_bytes();
         let r = item.resource;
         let mut furthest: Option<(DecodeError, Match<'a>)> = None;
+        let mut refused = false;
         for (m, loaded) in self.loaded_candidates(&r.provider_address, r.mode, &r.type_name) {
             let decoded = match loaded {
                 Err(e) => Err(schema_failure(e)),
                 Ok(loaded) => {
-                    if let Some((text, end)) = self.straight(loaded, json, bump, options) {
-                        if tokens::ws(json, end) == json.len() {
+                    match self.straight(straight, loaded, json, bump, options) {
+                        Taken::Written(text, end) if tokens::ws(json, end) == json.len() => {
                             return Outcome::Dumped(text, m);
                         }
+                        Taken::Refused => {
+                            refused = true;
+                            continue;
+                        }
+                        _ => {}
                     }
                     m.program.decode_json_with(json, bump, options)
                 }
@@ -47,6 +68,11 @@ impl SchemaSet {
                     _ => furthest = Some((e, m)),
                 },
             }
+        }
+        if refused {
+            // No candidate takes it, and some were passed over undecoded (their decode sure to
+            // fail): all again, each decoded for its error.
+            return self.decode_with(item, bump, options, false);
         }
         match furthest {
             Some((e, m)) => Outcome::Error(e, m),
@@ -65,15 +91,38 @@ impl SchemaSet {
         more: bool,
         scratch: &Bump,
     ) -> Prefix<'a> {
-        let r = resource;
+        let input = (buf, more);
+        self.prefix_with(resource, input, bump, options, scratch, self.dumps)
+    }
+
+    /// [`SchemaSet::decode_prefix`] of `(buf, more)`, writing DUMPs straight when `straight`.
+    fn prefix_with<'a>(
+        &'a self,
+        r: &Resource<'_>,
+        (buf, more): (&'a [u8], bool),
+        bump: &'a Bump,
+        options: &DecodeOptions,
+        scratch: &Bump,
+        straight: bool,
+    ) -> Prefix<'a> {
         let mut furthest: Option<(DecodeError, Match<'a>)> = None;
         let mut complete = !more;
+        let mut refused = false;
         for (m, loaded) in self.loaded_candidates(&r.provider_address, r.mode, &r.type_name) {
             let decoded = match loaded {
                 Err(e) => Err(schema_failure(e)),
                 Ok(loaded) => {
-                    if let Some((text, end)) = self.straight(loaded, buf, bump, options) {
-                        return Prefix::Done(Outcome::Dumped(text, m), end);
+                    match self.straight(straight, loaded, buf, bump, options) {
+                        Taken::Written(text, end) => {
+                            return Prefix::Done(Outcome::Dumped(text, m), end);
+                        }
+                        // (Refused at a whole key inside the buffer: the decode fails there
+                        // however the value goes on.)
+                        Taken::Refused => {
+                            refused = true;
+                            continue;
+                        }
+                        Taken::GaveUp => {}
                     }
                     m.program.decode_json_prefix(buf, bump, options)
                 }
@@ -95,6 +144,10 @@ impl SchemaSet {
                 }
             }
         }
+        if refused {
+            // As in `decode_with`: all again, each decoded for its error.
+            return self.prefix_with(r, (buf, more), bump, options, scratch, false);
+        }
         // No candidate decoded it: find its end with a validating skip.
         let end = match tokens::skip(buf, 0, scratch) {
             Ok(end) => end,
@@ -107,27 +160,28 @@ impl SchemaSet {
         }
     }
 
-    /// The DUMP of the attributes at the start of `buf`, written straight, when the set
-    /// writes DUMPs, `options` let it, and they are as go-cty writes them; and their end.
+    /// The DUMP of the attributes at the start of `buf`, written straight, when `on` (the
+    /// set writes DUMPs), `options` let it, and they are as go-cty writes them; and their end
+    /// ([`Taken`]).
     #[inline]
     fn straight<'a>(
         &self,
+        on: bool,
         loaded: &Loaded,
         buf: &[u8],
         bump: &'a Bump,
         options: &DecodeOptions,
-    ) -> Option<(&'a str, usize)> {
-        if !self.dumps {
-            return None;
+    ) -> Taken<'a> {
+        if !on {
+            return Taken::GaveUp;
         }
         let straight = loaded
             .straight
-            .get_or_init(|| StraightDump::new(&loaded.program))
-            .as_ref()?;
-        if !straight.applies(options) {
-            return None;
+            .get_or_init(|| StraightDump::new(&loaded.program));
+        match straight {
+            Some(straight) if straight.applies(options) => straight.take(buf, bump, options),
+            _ => Taken::GaveUp,
         }
-        straight.write_prefix(buf, bump, &options.limits)
     }
 }
 
