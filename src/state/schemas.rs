@@ -39,12 +39,14 @@ pub struct SchemaSet {
 #[derive(Debug)]
 struct Entry {
     document: usize,
-    provider: String,
-    normalized: String,
+    /// Shared by the entries of one provider of a document.
+    provider: Arc<str>,
+    normalized: Arc<str>,
     source: Source,
     /// The program and the schema's version, made on first use; an error when a deferred
-    /// schema does not load.
-    loaded: OnceLock<Result<Loaded, SchemaError>>,
+    /// schema does not load. (Boxed: a document names thousands of types, of which a state
+    /// loads a few hundred, and a `Loaded` inline made each entry 520 bytes, not 128.)
+    loaded: OnceLock<Box<Result<Loaded, SchemaError>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -70,30 +72,39 @@ impl Entry {
         type_name: &str,
         selection: Option<&Selection>,
     ) -> &Result<Loaded, SchemaError> {
-        self.loaded.get_or_init(|| {
-            let schema;
-            let schema = match &self.source {
-                Source::Parsed(s) => s,
-                Source::Deferred(text, range) => {
-                    let label = match mode {
-                        Mode::Managed => "resource",
-                        Mode::Data => "data source",
-                    };
-                    let part = text.get(range.clone()).unwrap_or_default();
-                    schema = schema_in_document(part, &self.provider, label, Some(type_name))?;
-                    &schema
-                }
-            };
-            let program = Program::from_block(&schema.block)?;
-            let program = match selection {
-                Some(selection) => program.select(selection)?,
-                None => program,
-            };
-            Ok(Loaded {
-                program,
-                version: schema.version,
-                straight: OnceLock::new(),
-            })
+        self.loaded
+            .get_or_init(|| Box::new(self.make(mode, type_name, selection)))
+    }
+
+    /// [`Entry::load`]'s program, made.
+    fn make(
+        &self,
+        mode: Mode,
+        type_name: &str,
+        selection: Option<&Selection>,
+    ) -> Result<Loaded, SchemaError> {
+        let schema;
+        let schema = match &self.source {
+            Source::Parsed(s) => s,
+            Source::Deferred(text, range) => {
+                let label = match mode {
+                    Mode::Managed => "resource",
+                    Mode::Data => "data source",
+                };
+                let part = text.get(range.clone()).unwrap_or_default();
+                schema = schema_in_document(part, &self.provider, label, Some(type_name))?;
+                &schema
+            }
+        };
+        let program = Program::from_block(&schema.block)?;
+        let program = match selection {
+            Some(selection) => program.select(selection)?,
+            None => program,
+        };
+        Ok(Loaded {
+            program,
+            version: schema.version,
+            straight: OnceLock::new(),
         })
     }
 }
@@ -189,13 +200,14 @@ impl SchemaSet {
         mode: Mode,
         schemas: impl Iterator<Item = (String, Source)>,
     ) {
-        let normalized = normalize_provider(provider);
+        let normalized: Arc<str> = normalize_provider(provider).into();
+        let provider: Arc<str> = provider.into();
         for (type_name, source) in schemas {
             let slots = self.types.entry(type_name).or_default();
             of_mode_mut(slots, mode).push(Entry {
                 document,
-                provider: provider.to_string(),
-                normalized: normalized.clone(),
+                provider: Arc::clone(&provider),
+                normalized: Arc::clone(&normalized),
                 source,
                 loaded: OnceLock::new(),
             });
@@ -442,7 +454,7 @@ impl SchemaSet {
     pub fn compiled(&self) -> usize {
         let entries = self.types.values().flat_map(|[m, d]| m.iter().chain(d));
         entries
-            .filter(|e| matches!(e.loaded.get(), Some(Ok(_))))
+            .filter(|e| e.loaded.get().is_some_and(|l| l.is_ok()))
             .count()
     }
 
@@ -475,9 +487,9 @@ impl SchemaSet {
             None => ("", &[]),
         };
         let selection = self.selection.as_ref();
-        let exact = move |e: &&Entry| e.normalized == provider;
+        let exact = move |e: &&Entry| *e.normalized == *provider;
         let same_type = move |e: &&Entry| {
-            e.normalized != provider && last_segment(&e.normalized) == last_segment(provider)
+            *e.normalized != *provider && last_segment(&e.normalized) == last_segment(provider)
         };
         let tier1 = entries.iter().filter(exact);
         tier1.chain(entries.iter().filter(same_type)).map(move |e| {
