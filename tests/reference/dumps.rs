@@ -4,7 +4,9 @@
 //! escapes, numbers' forms), once more with a byte changed and once spaced out, read from a
 //! state file by a set that writes DUMPs and by one that does not, under limits the input
 //! picks: the same outcome for every instance (the same DUMP, or the same error), or the
-//! same error for the file.
+//! same error for the file. Sometimes a first document defines the type without `b`: its
+//! straight DUMP then refuses the instances (`b` is no attribute of it) and the second
+//! document's candidate takes them, as its decode does after the first one's fails.
 
 use tfwire::state::{Outcome, SchemaSet, StateReader};
 use tfwire::{dump, DecodeOptions, Limits};
@@ -21,13 +23,18 @@ fn lines(
     let mut lines = Vec::new();
     let mut dumped = 0;
     let read = StateReader::new(state).visit(set, options, |_, o| {
+        // (With the document that took it: passing over a candidate that would have taken
+        // it shows.)
         lines.push(match o {
-            Outcome::Ok(v, m) => format!("ok {}", dump::to_string(m.program, *v).unwrap()),
-            Outcome::Dumped(text, _) => {
-                dumped += 1;
-                format!("ok {text}")
+            Outcome::Ok(v, m) => {
+                let text = dump::to_string(m.program, *v).unwrap();
+                format!("ok {text} (document {})", m.document)
             }
-            Outcome::Error(e, _) => format!("error {e}"),
+            Outcome::Dumped(text, m) => {
+                dumped += 1;
+                format!("ok {text} (document {})", m.document)
+            }
+            Outcome::Error(e, m) => format!("error {e} (document {})", m.document),
             Outcome::NoSchema => "no schema".into(),
             Outcome::Legacy => "legacy".into(),
         })
@@ -47,6 +54,15 @@ pub fn dumps(data: &[u8]) -> usize {
         t.to_json()
     );
     let mut set = SchemaSet::new();
+    if s.chance(128) {
+        let without_b = format!(
+            r#"{{"provider_schemas":{{"registry.terraform.io/hashicorp/t":{{"resource_schemas":{{"t_r":{{"version":0,"block":{{"attributes":{{"a":{{"type":{},"optional":true}}}}}}}}}}}}}}}}"#,
+            t.to_json()
+        );
+        if set.add_json(&without_b).is_err() {
+            return 0;
+        }
+    }
     if set.add_json(&schemas).is_err() {
         return 0; // (A type at the nesting limit has no room for the object around it.)
     }
