@@ -175,21 +175,29 @@ fn key_orders_other_than_terraforms() {
     );
 }
 
+/// A state of `n` `null_resource`s, resource `k` naming provider reference `provider(k)`
+/// (as written in JSON), each with one instance.
+fn with_providers(n: usize, provider: impl Fn(usize) -> String) -> String {
+    let resources: Vec<String> = (0..n)
+        .map(|k| {
+            format!(
+                r#"{{"mode":"managed","type":"null_resource","name":"r{k}","provider":"{}",
+                "instances":[{{"attributes":{{"id":"x"}}}}]}}"#,
+                provider(k)
+            )
+        })
+        .collect();
+    format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","))
+}
+
 /// More provider references than the reader keeps addresses for (32), each coming back after
 /// the others: every resource still gets its own reference's address, as `StateFile::parse`
 /// gives it.
 #[test]
 fn many_provider_references_keep_their_addresses() {
-    let resources: Vec<String> = (0..80)
-        .map(|k| {
-            let provider = format!(r#"provider[\"registry.terraform.io/ns{}/null\"]"#, k % 40);
-            format!(
-                r#"{{"mode":"managed","type":"null_resource","name":"r{k}","provider":"{provider}",
-                "instances":[{{"attributes":{{"id":"x"}}}}]}}"#
-            )
-        })
-        .collect();
-    let text = format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","));
+    let text = with_providers(80, |k| {
+        format!(r#"provider[\"registry.terraform.io/ns{}/null\"]"#, k % 40)
+    });
     let (want, got) = both(&text);
     assert_eq!(got, want);
     let got = got.unwrap();
@@ -214,16 +222,7 @@ fn provider_references_known_by_their_bytes() {
         "provider.null",
         "provider.nul",
     ];
-    let resources: Vec<String> = (0..15)
-        .map(|k| {
-            let provider = providers[(k * 3) % providers.len()];
-            format!(
-                r#"{{"mode":"managed","type":"null_resource","name":"r{k}","provider":"{provider}",
-                "instances":[{{"attributes":{{"id":"x"}}}}]}}"#
-            )
-        })
-        .collect();
-    let text = format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","));
+    let text = with_providers(15, |k| providers[(k * 3) % providers.len()].to_string());
     let (want, got) = both(&text);
     assert_eq!(got, want);
     let got = got.unwrap();
