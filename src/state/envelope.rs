@@ -3,7 +3,8 @@
 //! (`decode::json::tokens`). A unit either completes, hands out its instances and moves
 //! the walk on, or stops: [`Stop::More`] when the buffer ends inside it (the reader reads
 //! more and runs it again from its start), [`Stop::Fail`] when the state is malformed. The
-//! units' reads of single values, and their errors, are in `values.rs`.
+//! units' reads of single values, and their errors, are in `values.rs`; a resource's keys
+//! and the resource built from them in `resource.rs`.
 //!
 //! Positions are indexes into the unit's buffer, at most its length: a `wrapping_add` past a
 //! byte just read cannot wrap.
@@ -14,10 +15,8 @@ use bumpalo::Bump;
 
 use super::candidates::Prefix;
 use super::providers::{empty_resource, ProviderCache};
-use super::values::{attributes_fault, attributes_text, err, Ctx};
-use super::{
-    Attributes, Instance, InstanceRef, Mode, Outcome, Resource, SchemaSet, StateError, Summary,
-};
+use super::values::{attributes_fault, attributes_text, Ctx};
+use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, StateError, Summary};
 use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
 
@@ -129,38 +128,6 @@ impl Raw<'_> {
             self.instance,
             scratch,
         )
-    }
-}
-
-/// A resource's keys other than `instances`, as read.
-#[derive(Default)]
-struct ResourceKeys<'u> {
-    mode: Option<&'u str>,
-    type_name: Option<&'u str>,
-    name: Option<&'u str>,
-    provider: ProviderKey<'u>,
-    module: Option<&'u str>,
-}
-
-/// A resource's `provider` as read.
-#[derive(Default)]
-enum ProviderKey<'u> {
-    /// Absent, or `null`.
-    #[default]
-    Missing,
-    /// The same JSON string as the reference the walk's [`ProviderCache`] keeps at this
-    /// index.
-    Kept(usize),
-    /// The reference, and its JSON string token.
-    Read(&'u str, &'u [u8]),
-}
-
-impl ResourceKeys<'_> {
-    fn complete(&self) -> bool {
-        self.mode.is_some()
-            && self.type_name.is_some()
-            && self.name.is_some()
-            && !matches!(self.provider, ProviderKey::Missing)
     }
 }
 
@@ -338,161 +305,8 @@ impl<'u> Unit<'u> {
         }
     }
 
-    /// A resource at `i` (its `{`): its keys up to `instances`, when they name the schema,
-    /// or else the whole resource with its instances.
-    fn resource<F>(
-        &self,
-        i: usize,
-        walk: &mut Walk,
-        bump: &mut Bump,
-        f: &mut F,
-    ) -> Result<usize, Stop>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
-        let ctx = Ctx::Resource(walk.resource_index);
-        self.at.set(ctx);
-        if self.buf.get(i) != Some(&b'{') {
-            return Err(self.fail(ctx, i, "expected an object"));
-        }
-        let mut keys = ResourceKeys::default();
-        // Where the instances array of a resource read whole starts.
-        let mut instances_at = None;
-        let mut j = i.wrapping_add(1);
-        let mut first = true;
-        loop {
-            let at = tokens::ws(self.buf, j);
-            let Some(&c) = self.buf.get(at) else {
-                return Err(self.eof(at));
-            };
-            let Some(at) = self.separator(at, c, first, b'}')? else {
-                self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
-                walk.wanted = self.set.wants_resource(&walk.resource);
-                if let Some(list) = instances_at {
-                    self.instances_in_place(list, walk, bump, f)?;
-                }
-                walk.phase = Phase::Resources { first: false };
-                return Ok(at.wrapping_add(1));
-            };
-            first = false;
-            let (k, v) = self.key(at)?;
-            let slot = match k {
-                "mode" => &mut keys.mode,
-                "type" => &mut keys.type_name,
-                "name" => &mut keys.name,
-                "provider" => {
-                    (keys.provider, j) = match walk.providers.token_at(self.buf, v) {
-                        Some((kept, end)) => (ProviderKey::Kept(kept), end),
-                        None => match self.opt_string(v, ctx, k)? {
-                            (Some(s), end) => {
-                                let token = self.buf.get(v..end).unwrap_or_default();
-                                (ProviderKey::Read(s, token), end)
-                            }
-                            (None, end) => (ProviderKey::Missing, end),
-                        },
-                    };
-                    continue;
-                }
-                "module" => &mut keys.module,
-                "instances" => {
-                    if self.buf.get(v) == Some(&b'n') {
-                        instances_at = None;
-                        j = self.literal(v, b"null")?;
-                        continue;
-                    }
-                    if self.buf.get(v) != Some(&b'[') {
-                        let msg = "instances: expected an array";
-                        return Err(self.fail(ctx, v, msg));
-                    }
-                    if keys.complete() && instances_at.is_none() {
-                        self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
-                        walk.wanted = self.set.wants_resource(&walk.resource);
-                        walk.phase = Phase::Instances { first: true };
-                        return Ok(v.wrapping_add(1));
-                    }
-                    instances_at = Some(v);
-                    j = self.skip(v)?;
-                    continue;
-                }
-                _ => {
-                    j = self.skip(v)?;
-                    continue;
-                }
-            };
-            let (s, end) = self.opt_string(v, ctx, k)?;
-            *slot = s;
-            j = end;
-        }
-    }
-
-    /// The instances of a resource read whole (`list`: its `[`), all in the buffer.
-    fn instances_in_place<F>(
-        &self,
-        list: usize,
-        walk: &mut Walk,
-        bump: &mut Bump,
-        f: &mut F,
-    ) -> Result<(), Stop>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
-        let mut j = list.wrapping_add(1);
-        let mut first = true;
-        loop {
-            self.at.set(Ctx::Instances(walk.resource_index));
-            let at = tokens::ws(self.buf, j);
-            let Some(&c) = self.buf.get(at) else {
-                return Err(self.eof(at));
-            };
-            let Some(at) = self.separator(at, c, first, b']')? else {
-                return Ok(());
-            };
-            first = false;
-            j = self.instance(at, walk, bump, f)?;
-        }
-    }
-
-    /// Sets `resource` (reusing its strings) to that of `keys`, checked as
-    /// [`StateFile::parse`](super::StateFile::parse) checks it.
-    fn build_resource(
-        &self,
-        keys: ResourceKeys<'u>,
-        ctx: Ctx,
-        resource: &mut Resource<'static>,
-        providers: &mut ProviderCache,
-    ) -> Result<(), Stop> {
-        let need = |v: Option<&'u str>, key: &'static str| {
-            v.ok_or_else(|| Stop::Fail(err(ctx, format_args!("missing {key}"))))
-        };
-        resource.mode = match need(keys.mode, "mode")? {
-            "managed" => Mode::Managed,
-            "data" => Mode::Data,
-            other => {
-                return Err(Stop::Fail(err(
-                    ctx,
-                    format_args!("invalid resource mode {other:?}"),
-                )))
-            }
-        };
-        let set = |field: &mut String, value: &str| {
-            field.clear();
-            field.push_str(value);
-        };
-        set(&mut resource.type_name, need(keys.type_name, "type")?);
-        set(&mut resource.name, need(keys.name, "name")?);
-        match keys.provider {
-            ProviderKey::Missing => return Err(Stop::Fail(err(ctx, "missing provider"))),
-            ProviderKey::Kept(k) => providers.set_kept(resource, k),
-            ProviderKey::Read(reference, token) => providers
-                .set(resource, reference, token)
-                .map_err(|e| Stop::Fail(err(ctx, e.message())))?,
-        }
-        resource.module = keys.module.filter(|m| !m.is_empty()).map(str::to_string);
-        Ok(())
-    }
-
     /// An instance object at `i` (its `{`): decoded and handed to `f`; the position after it.
-    fn instance<F>(
+    pub(super) fn instance<F>(
         &self,
         i: usize,
         walk: &mut Walk,

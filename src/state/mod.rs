@@ -72,6 +72,7 @@ mod outline;
 mod providers;
 mod ranges;
 mod reader;
+mod resource;
 mod schemas;
 mod split;
 mod values;
