@@ -135,6 +135,7 @@ impl StraightDump {
             out: BumpVec::with_capacity_in(buf.len().min(1 << 12), bump),
             copied: start,
             scratch: String::new(),
+            rewritten: String::new(),
             limits,
             arena: 0,
             values: 0,
@@ -270,6 +271,9 @@ struct Minify<'b, 'a, 'l> {
     copied: usize,
     /// A string's value, when the DUMP writes it otherwise than the input has it.
     scratch: String,
+    /// That value as the DUMP writes it (kept, so that each string rewritten does not
+    /// allocate anew).
+    rewritten: String,
     /// The decode's limits, and the arena bytes and values it would have charged for the
     /// containers so far.
     limits: &'l Limits,
@@ -350,9 +354,9 @@ impl Minify<'_, '_, '_> {
         if rewritten {
             // Written as the DUMP writes its value, in place of the input's.
             self.flush(i)?;
-            let mut escaped = String::with_capacity(self.scratch.len().saturating_add(2));
-            crate::dump::write_string(&mut escaped, &self.scratch);
-            self.out.extend_from_slice_copy(escaped.as_bytes());
+            self.rewritten.clear();
+            crate::dump::write_string(&mut self.rewritten, &self.scratch);
+            self.out.extend_from_slice_copy(self.rewritten.as_bytes());
             self.copied = end;
         }
         Some(end)

@@ -35,9 +35,9 @@ pub(crate) fn plain_string(buf: &[u8], at: usize) -> Option<(&[u8], usize)> {
 }
 
 /// The position after the string at `at`, checked (UTF-8, escapes), and whether the DUMP
-/// writes it otherwise than it is here (rewritten): then `scratch` holds its value. The DUMP writes as
-/// they are strings without escapes and strings with only the two-byte escapes serde_json
-/// writes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`); not `\/` or `\u`.
+/// writes it otherwise than it is here (rewritten): then `scratch` holds its value. The DUMP
+/// writes as they are strings without escapes and strings with only the two-byte escapes
+/// serde_json writes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`); not `\/` or `\u`.
 #[inline(always)]
 pub(crate) fn dump_string(buf: &[u8], at: usize, scratch: &mut String) -> Option<(usize, bool)> {
     if buf.get(at) != Some(&b'"') {
