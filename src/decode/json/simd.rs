@@ -6,9 +6,11 @@
 //!
 //! Four classifiers give the same masks: AVX-512BW (one 64-byte compare each), AVX2 (two
 //! 32-byte), SSE2 (four 16-byte; the x86-64 baseline) and a portable byte loop. The fastest
-//! the CPU has is chosen once, at the first long string; `TFWIRE_SIMD=scalar|sse2|avx2|avx512`
-//! in the environment caps the choice (never above what the CPU has), so the test suite can
-//! run on every path (`.ci/run` does), and [`Level::all_available`] lets a test compare them.
+//! the CPU has is chosen once, at the first long string — AVX-512 only on CPUs that also have
+//! VBMI2 (as simdjson chooses; see `Level::avx512_preferred`), else AVX2;
+//! `TFWIRE_SIMD=scalar|sse2|avx2|avx512` in the environment sets the choice (never above what
+//! the CPU has), so the test suite can run on every path (`.ci/run` does), and
+//! [`Level::all_available`] lets a test compare them.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -36,7 +38,8 @@ pub(crate) struct Level(Isa);
 static LEVEL: AtomicU8 = AtomicU8::new(0);
 
 impl Level {
-    /// The level in use: the best the CPU has, capped by `TFWIRE_SIMD`.
+    /// The level in use: the best the CPU has (AVX-512 only where preferred), or the one
+    /// `TFWIRE_SIMD` names when the CPU has it.
     #[inline(always)]
     pub(crate) fn current() -> Level {
         // Only `choose` stores a level, and only one of `all_available`'s.
@@ -61,7 +64,9 @@ impl Level {
             Ok("scalar") => Isa::Scalar,
             Ok("sse2") => Isa::Sse2,
             Ok("avx2") => Isa::Avx2,
-            _ => Isa::Avx512,
+            Ok("avx512") => Isa::Avx512,
+            _ if Level::avx512_preferred() => Isa::Avx512,
+            _ => Isa::Avx2,
         };
         // The best available level not above the cap (the scalar one is always available).
         let level = Level::all_available()
@@ -71,6 +76,23 @@ impl Level {
             .unwrap_or(Level(Isa::Scalar));
         LEVEL.store(level.0 as u8, Ordering::Relaxed);
         level
+    }
+
+    /// Whether AVX-512 is the default on this CPU: only with AVX-512 VBMI2 too (Ice Lake and
+    /// later, AMD Zen 4 and later), as simdjson picks its AVX-512 kernel. The CPUs with
+    /// AVX-512BW but not VBMI2 (Skylake-SP, Cascade Lake) lower their clock for 512-bit work,
+    /// and there the AVX2 path measured faster on every JSON workload
+    /// (`perf/optimizations.md`, S38); `TFWIRE_SIMD=avx512` still chooses it.
+    fn avx512_preferred() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vbmi2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
     }
 
     /// Every level this CPU can run.
