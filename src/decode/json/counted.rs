@@ -6,7 +6,9 @@
 //! block's brackets are visited one by one only when its closing brackets could close the
 //! container. No nesting limit, nothing recorded, nothing checked.
 
-use super::extent::{Masks64, StringState};
+#[cfg(target_arch = "x86_64")]
+use super::extent::Clmul;
+use super::extent::{Masks64, Shifts, StringState};
 use super::simd::{Isa, Level};
 
 /// The end of the container opening at `at` (after its closing bracket); `None` when `buf`
@@ -22,26 +24,33 @@ pub(super) fn container_end_counted_at(level: Level, buf: &[u8], at: usize) -> O
         return None;
     }
     match level.isa() {
+        // (Every AVX2 CPU made has PCLMULQDQ; checked all the same: the check is cached.)
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: a `Level` is made only for an instruction set the CPU has.
-        Isa::Avx512 => unsafe { counted_avx512(buf, at) },
+        Isa::Avx512 if std::arch::is_x86_feature_detected!("pclmulqdq") => {
+            // SAFETY: a `Level` is made only for an instruction set the CPU has, and
+            // PCLMULQDQ was checked just now.
+            unsafe { counted_avx512(buf, at) }
+        }
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above.
-        Isa::Avx2 => unsafe { counted_avx2(buf, at) },
+        Isa::Avx2 | Isa::Avx512 if std::arch::is_x86_feature_detected!("pclmulqdq") => {
+            // SAFETY: as above (AVX-512BW implies AVX2).
+            unsafe { counted_avx2(buf, at) }
+        }
         _ => counted_baseline(buf, at),
     }
 }
 
-/// The scan, over a classifier expression `$classify(block) -> Masks64`.
+/// The scan, over a classifier expression `$classify(block) -> Masks64` and a
+/// [`PrefixXor`](super::extent::PrefixXor) `$prefix`.
 macro_rules! counted_blocks {
-    ($buf:ident, $at:ident, $classify:expr) => {{
+    ($buf:ident, $at:ident, $classify:expr, $prefix:ty) => {{
         // Containers open; at most the bytes read, so it cannot overflow.
         let mut open: u64 = 1;
         let mut i = $at.wrapping_add(1);
         let mut state = StringState::default();
         while let Some(block) = $buf.get(i..).and_then(|s| s.first_chunk::<64>()) {
             let m: Masks64 = $classify(block);
-            let inside = state.strings(block, &m);
+            let inside = state.strings::<$prefix>(block, &m);
             let (opens, closes) = (m.open & !inside, m.close & !inside);
             let closing = u64::from(closes.count_ones());
             if closing < open {
@@ -95,27 +104,27 @@ macro_rules! counted_blocks {
 }
 
 fn counted_baseline(buf: &[u8], at: usize) -> Option<usize> {
-    counted_blocks!(buf, at, Masks64::of)
+    counted_blocks!(buf, at, Masks64::of, Shifts)
 }
 
-/// The scan with the AVX2 classifier.
+/// The scan with the AVX2 classifier, strings by a carry-less multiplication.
 ///
 /// # Safety
-/// The CPU supports AVX2 (and so POPCNT, which every AVX2 CPU has).
+/// The CPU supports AVX2 (and so POPCNT, which every AVX2 CPU has) and PCLMULQDQ.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
+#[target_feature(enable = "avx2,popcnt,pclmulqdq")]
 unsafe fn counted_avx2(buf: &[u8], at: usize) -> Option<usize> {
-    counted_blocks!(buf, at, classify_avx2)
+    counted_blocks!(buf, at, classify_avx2, Clmul)
 }
 
-/// The scan with the AVX-512BW classifier.
+/// The scan with the AVX-512BW classifier, strings by a carry-less multiplication.
 ///
 /// # Safety
-/// The CPU supports AVX-512BW (and so POPCNT).
+/// The CPU supports AVX-512BW (and so POPCNT) and PCLMULQDQ.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,popcnt")]
+#[target_feature(enable = "avx512bw,popcnt,pclmulqdq")]
 unsafe fn counted_avx512(buf: &[u8], at: usize) -> Option<usize> {
-    counted_blocks!(buf, at, classify_avx512)
+    counted_blocks!(buf, at, classify_avx512, Clmul)
 }
 
 /// [`Masks64::of`]'s masks with AVX2 (two 32-byte halves).

@@ -121,7 +121,7 @@ fn containers_end_fast(
     let mut state = StringState::default();
     while let Some(block) = buf.get(i..).and_then(|s| s.first_chunk::<64>()) {
         let m = Masks64::of(block);
-        let inside = state.strings(block, &m);
+        let inside = state.strings::<Shifts>(block, &m);
         let mut brackets = (m.open | m.close) & !inside;
         while brackets != 0 {
             let p = i.wrapping_add(brackets.trailing_zeros() as usize);
@@ -225,15 +225,15 @@ impl StringState {
     /// The mask of the bytes of `block` (whose masks are `m`) that are part of strings, the
     /// state carried to the next block.
     #[inline(always)]
-    pub(super) fn strings(&mut self, block: &[u8; 64], m: &Masks64) -> u64 {
+    pub(super) fn strings<P: PrefixXor>(&mut self, block: &[u8; 64], m: &Masks64) -> u64 {
         if m.backslash == 0 && !self.escaped {
-            let inside = prefix_xor(m.quote) ^ if self.inside { !0 } else { 0 };
+            let inside = P::prefix_xor(m.quote) ^ if self.inside { !0 } else { 0 };
             self.inside = inside >> 63 == 1;
             return inside;
         }
         let before = *self;
         let quotes = m.quote & !escaped_bytes(m.backslash, &mut self.escaped);
-        let inside = prefix_xor(quotes) ^ if before.inside { !0 } else { 0 };
+        let inside = P::prefix_xor(quotes) ^ if before.inside { !0 } else { 0 };
         self.inside = inside >> 63 == 1;
         if m.backslash & !inside == 0 {
             return inside;
@@ -320,6 +320,54 @@ pub(super) fn prefix_xor(mut x: u64) -> u64 {
     x ^= x << 16;
     x ^= x << 32;
     x
+}
+
+/// How a block scan computes a prefix XOR: with shifts, or with one carry-less
+/// multiplication where the CPU has it.
+pub(super) trait PrefixXor {
+    /// Bit `k` set for every byte at or after an odd number of set bits up to `k`
+    /// (inclusive).
+    fn prefix_xor(x: u64) -> u64;
+}
+
+/// [`PrefixXor`] with six shifts and XORs ([`prefix_xor`]).
+pub(super) struct Shifts;
+
+impl PrefixXor for Shifts {
+    #[inline(always)]
+    fn prefix_xor(x: u64) -> u64 {
+        prefix_xor(x)
+    }
+}
+
+/// [`PrefixXor`] with `pclmulqdq` (a multiplication by all ones), for the functions compiled
+/// with that feature: only those may use it.
+#[cfg(target_arch = "x86_64")]
+pub(super) struct Clmul;
+
+#[cfg(target_arch = "x86_64")]
+impl PrefixXor for Clmul {
+    #[inline(always)]
+    fn prefix_xor(x: u64) -> u64 {
+        // SAFETY: `Clmul` is used only by functions compiled with `pclmulqdq`, which are
+        // called only where the CPU has it (`token_skip::container_end`,
+        // `counted::container_end_counted_at`).
+        unsafe { prefix_xor_clmul(x) }
+    }
+}
+
+/// [`prefix_xor`] with a carry-less multiplication.
+///
+/// # Safety
+/// A safe `#[target_feature]` function: callers without the feature enabled must call it
+/// in an `unsafe` block, having made sure that the CPU supports `pclmulqdq`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "pclmulqdq,sse2")]
+#[inline]
+fn prefix_xor_clmul(x: u64) -> u64 {
+    use std::arch::x86_64::*;
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
 }
 
 /// Masks of quotes, backslashes, opening and closing brackets in 16 bytes.

@@ -26,6 +26,11 @@
 //! measured slower than the careful skip, so `container_end` is "not sure" and the careful
 //! skip runs. A naive classifier (a byte loop) is the tests' oracle, and what Miri runs.
 
+#[cfg(target_arch = "x86_64")]
+use super::extent::Clmul;
+use super::extent::PrefixXor;
+#[cfg(test)]
+use super::extent::Shifts;
 use super::number::number;
 use super::scan::literal;
 use super::simd::{escaped_bytes, Isa, Level};
@@ -95,55 +100,6 @@ struct Carry {
     /// A bit per open container, 1 for an object; the innermost is bit 0.
     stack: u64,
     depth: u32,
-}
-
-/// How a stage-1 function computes a prefix XOR: with shifts, or with one carry-less
-/// multiplication where the CPU has it.
-trait PrefixXor {
-    /// Bit `k` set for every byte at or after an odd number of set bits up to `k`
-    /// (inclusive).
-    fn prefix_xor(x: u64) -> u64;
-}
-
-/// [`PrefixXor`] with six shifts and XORs.
-#[cfg(test)]
-struct Shifts;
-
-#[cfg(test)]
-impl PrefixXor for Shifts {
-    #[inline(always)]
-    fn prefix_xor(x: u64) -> u64 {
-        super::extent::prefix_xor(x)
-    }
-}
-
-/// [`PrefixXor`] with `pclmulqdq` (a multiplication by all ones), for the functions compiled
-/// with that feature: only those may use it.
-#[cfg(target_arch = "x86_64")]
-struct Clmul;
-
-#[cfg(target_arch = "x86_64")]
-impl PrefixXor for Clmul {
-    #[inline(always)]
-    fn prefix_xor(x: u64) -> u64 {
-        // SAFETY: `Clmul` is used only by functions compiled with `pclmulqdq`, which are
-        // called only where the CPU has it (`container_end`).
-        unsafe { prefix_xor_clmul(x) }
-    }
-}
-
-/// [`prefix_xor`] with a carry-less multiplication.
-///
-/// # Safety
-/// A safe `#[target_feature]` function: callers without the feature enabled must call it
-/// in an `unsafe` block, having made sure that the CPU supports `pclmulqdq`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "pclmulqdq,sse2")]
-#[inline]
-fn prefix_xor_clmul(x: u64) -> u64 {
-    use std::arch::x86_64::*;
-    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
-    _mm_cvtsi128_si64(product) as u64
 }
 
 /// The tokens that follow a token of `x` (the next token after each, in this block or, through
