@@ -137,6 +137,69 @@ fn selection_and_types_in_every_chunking() {
 /// Malformed attributes the parallel walk only delimits (a worker finds the fault): the same
 /// instances handed out before it and the same error as the one-thread walk, wherever the
 /// fault is (a separator, an escape, a control byte, UTF-8).
+/// Runs of resources of one type, as Terraform writes them, and types back and forth: the
+/// reader asks whether a type is wanted when the type changes, and a name filter still
+/// applies to each resource of a wanted type.
+#[test]
+fn types_wanted_across_runs_of_resources() {
+    let mut set = doc();
+    set.only_types(["null_resource"]);
+    set.only_resources(tfwire::state::ResourceFilter {
+        names: Some(vec!["a".into(), "c".into(), "e".into(), "o".into()]),
+        ..Default::default()
+    });
+    let resource = |type_name: &str, name: &str| {
+        format!(
+            r#"{{"mode":"managed","type":"{type_name}","name":"{name}","provider":"{PROVIDER}","instances":[{{"attributes":{{"id":"{name}"}}}},{{"index_key":1,"attributes":{{"id":"{name}1"}}}}]}}"#
+        )
+    };
+    let resources = [
+        resource("null_resource", "a"),
+        resource("null_resource", "b"),
+        resource("null_resource", "c"),
+        resource("other", "o"),
+        resource("other", "p"),
+        resource("null_resource", "e"),
+        resource("null_resourc", "a"),
+        resource("null_resource", "c"),
+    ];
+    let text = format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","));
+    let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
+    let addresses: Vec<&str> = one.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        addresses,
+        [
+            "null_resource.a",
+            "null_resource.a[1]",
+            "null_resource.c",
+            "null_resource.c[1]",
+            "null_resource.e",
+            "null_resource.e[1]",
+            "null_resource.c",
+            "null_resource.c[1]",
+        ],
+        "{one:?}"
+    );
+    for max in [1, 3, 17] {
+        let chunked = Chunked {
+            data: text.as_bytes(),
+            seed: max as u64,
+            max,
+        };
+        assert_eq!(
+            by_reader(&set, chunked, small(5)).unwrap(),
+            one,
+            "chunks of {max}"
+        );
+    }
+    assert_eq!(by_parse(&set, &text).unwrap(), one);
+    let (lines, got) = parallel(&set, text.as_bytes(), small(64), 2);
+    assert_eq!(
+        (lines, got.map(|s| (s.instances, s.skipped))),
+        (one, Ok((8, 8)))
+    );
+}
+
 #[test]
 fn parallel_visit_reports_malformed_attributes_as_visit_does() {
     let text = one_resource(

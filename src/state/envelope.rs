@@ -71,6 +71,9 @@ pub(super) struct Walk {
     /// The set wants the instances of the resource being read ([`SchemaSet::wants_resource`], asked
     /// once a resource).
     pub(super) wanted: bool,
+    /// [`SchemaSet::wants`] of `resource`'s type, asked when the type changes (Terraform
+    /// writes a type's resources one after another); `None` before the first.
+    pub(super) type_wanted: Option<bool>,
 }
 
 impl Walk {
@@ -87,6 +90,7 @@ impl Walk {
             summary: Summary::default(),
             providers: Default::default(),
             wanted: true,
+            type_wanted: None,
             stop_at: None,
             stopped: None,
         }

@@ -162,6 +162,11 @@ impl SchemaSet {
     /// True when the instances of `resource` are decoded: its type is wanted
     /// ([`SchemaSet::wants`]) and the filter of [`SchemaSet::only_resources`] keeps it.
     pub fn wants_resource(&self, resource: &Resource<'_>) -> bool {
-        self.wants(&resource.type_name) && self.filter.as_ref().is_none_or(|f| f.keeps(resource))
+        self.wants(&resource.type_name) && self.keeps(resource)
+    }
+
+    /// The filter of [`SchemaSet::only_resources`] keeps `resource` (whatever its type).
+    pub(crate) fn keeps(&self, resource: &Resource<'_>) -> bool {
+        self.filter.as_ref().is_none_or(|f| f.keeps(resource))
     }
 }

@@ -6,10 +6,14 @@
 use bumpalo::Bump;
 
 use super::envelope::{Phase, Raw, Stop, Unit, Walk};
-use super::providers::ProviderCache;
 use super::values::{err, Ctx};
-use super::{InstanceRef, Mode, Outcome, Resource};
+use super::{InstanceRef, Mode, Outcome};
 use crate::decode::json::tokens;
+
+/// At most this many instances (and tail keys) of a streamed resource are read in the unit
+/// that read its keys ([`Unit::rest_of_resource`]): the unit's scratch, reset between units,
+/// holds what their keys and skips leave behind.
+const RESOURCE_ITEMS: usize = 64;
 
 /// A resource's keys other than `instances`, as read.
 #[derive(Default)]
@@ -72,8 +76,7 @@ impl<'u> Unit<'u> {
                 return Err(self.eof(at));
             };
             let Some(at) = self.separator(at, c, first, b'}')? else {
-                self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
-                walk.wanted = self.set.wants_resource(&walk.resource);
+                self.build_resource(keys, ctx, walk)?;
                 if let Some(list) = instances_at {
                     self.instances_in_place(list, walk, bump, f)?;
                 }
@@ -111,10 +114,9 @@ impl<'u> Unit<'u> {
                         return Err(self.fail(ctx, v, msg));
                     }
                     if keys.complete() && instances_at.is_none() {
-                        self.build_resource(keys, ctx, &mut walk.resource, &mut walk.providers)?;
-                        walk.wanted = self.set.wants_resource(&walk.resource);
+                        self.build_resource(keys, ctx, walk)?;
                         walk.phase = Phase::Instances { first: true };
-                        return Ok(v.wrapping_add(1));
+                        return Ok(self.rest_of_resource(v.wrapping_add(1), walk, bump, f));
                     }
                     instances_at = Some(v);
                     j = self.skip(v)?;
@@ -129,6 +131,41 @@ impl<'u> Unit<'u> {
             *slot = s;
             j = end;
         }
+    }
+
+    /// A streamed resource's instances and tail keys from `pos`, read in this unit as far as
+    /// they go: to the resource's `}` (the walk is then before the next resource), or
+    /// [`RESOURCE_ITEMS`] of them, or the first that is not whole in the buffer. The position
+    /// after the last one read; the walk's phase is the one after it, so the next unit goes
+    /// on from there and nothing is handed out twice. (One unit a resource instead of one an
+    /// item: each unit costs the reader's loop, the phase dispatch and the scratch reset.)
+    fn rest_of_resource<F>(
+        &self,
+        mut pos: usize,
+        walk: &mut Walk,
+        bump: &mut Bump,
+        f: &mut F,
+    ) -> usize
+    where
+        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
+    {
+        for _ in 0..RESOURCE_ITEMS {
+            let phase = walk.phase;
+            match self.step(pos, walk, bump, f) {
+                Ok(next) => {
+                    pos = next;
+                    if matches!(walk.phase, Phase::Resources { .. }) {
+                        break;
+                    }
+                }
+                // Read again by the next unit, which also names the fault of a bad item.
+                Err(_) => {
+                    walk.phase = phase;
+                    break;
+                }
+            }
+        }
+        pos
     }
 
     /// The instances of a resource read whole (`list`: its `[`), all in the buffer.
@@ -158,15 +195,17 @@ impl<'u> Unit<'u> {
         }
     }
 
-    /// Sets `resource` (reusing its strings) to that of `keys`, checked as
-    /// [`StateFile::parse`](super::StateFile::parse) checks it.
+    /// Sets the walk's resource (reusing its strings) to that of `keys`, checked as
+    /// [`StateFile::parse`](super::StateFile::parse) checks it, and whether the set wants
+    /// its instances ([`SchemaSet::wants_resource`](super::SchemaSet::wants_resource); the
+    /// type asked only when it changes).
     fn build_resource(
         &self,
         keys: ResourceKeys<'u>,
         ctx: Ctx,
-        resource: &mut Resource<'static>,
-        providers: &mut ProviderCache,
+        walk: &mut Walk,
     ) -> Result<(), Stop> {
+        let (resource, providers) = (&mut walk.resource, &mut walk.providers);
         let need = |v: Option<&'u str>, key: &'static str| {
             v.ok_or_else(|| Stop::Fail(err(ctx, format_args!("missing {key}"))))
         };
@@ -184,7 +223,11 @@ impl<'u> Unit<'u> {
             field.clear();
             field.push_str(value);
         };
-        set(&mut resource.type_name, need(keys.type_name, "type")?);
+        let type_name = need(keys.type_name, "type")?;
+        if walk.type_wanted.is_none() || resource.type_name != type_name {
+            set(&mut resource.type_name, type_name);
+            walk.type_wanted = Some(self.set.wants(type_name));
+        }
         set(&mut resource.name, need(keys.name, "name")?);
         match keys.provider {
             ProviderKey::Missing => return Err(Stop::Fail(err(ctx, "missing provider"))),
@@ -194,6 +237,7 @@ impl<'u> Unit<'u> {
                 .map_err(|e| Stop::Fail(err(ctx, e.message())))?,
         }
         resource.module = keys.module.filter(|m| !m.is_empty()).map(str::to_string);
+        walk.wanted = walk.type_wanted == Some(true) && self.set.keeps(&walk.resource);
         Ok(())
     }
 }
