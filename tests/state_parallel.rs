@@ -65,6 +65,24 @@ fn parallel_visit_equals_visit() {
     assert_eq!((lines.len(), got), (30_000, Err(e.to_string())));
 }
 
+/// The lines `one` (read whole) again from `text` in reads of 1, 3 and 17 bytes, and from
+/// the parsed state.
+fn same_in_every_chunking(set: &tfwire::state::SchemaSet, text: &str, one: &[String]) {
+    for max in [1, 3, 17] {
+        let chunked = Chunked {
+            data: text.as_bytes(),
+            seed: max as u64,
+            max,
+        };
+        assert_eq!(
+            by_reader(set, chunked, small(5)).unwrap(),
+            one,
+            "chunks of {max}"
+        );
+    }
+    assert_eq!(by_parse(set, text).unwrap(), one);
+}
+
 /// A selection and a type filter give the same lines one-shot, in every chunking, from the
 /// parsed state and in parallel: the other type stepped over (not handed out, counted as
 /// skipped, only delimited), each value projected, an unknown attribute outside the
@@ -90,19 +108,7 @@ fn selection_and_types_in_every_chunking() {
         "{}",
         one[1]
     );
-    for max in [1, 3, 17] {
-        let chunked = Chunked {
-            data: text.as_bytes(),
-            seed: max as u64,
-            max,
-        };
-        assert_eq!(
-            by_reader(&set, chunked, small(5)).unwrap(),
-            one,
-            "chunks of {max}"
-        );
-    }
-    assert_eq!(by_parse(&set, &text).unwrap(), one);
+    same_in_every_chunking(&set, &text, &one);
     let summary = StateReader::new(text.as_bytes())
         .visit(&set, &DecodeOptions::default(), |_, _| {})
         .unwrap();
@@ -180,19 +186,7 @@ fn types_wanted_across_runs_of_resources() {
         ],
         "{one:?}"
     );
-    for max in [1, 3, 17] {
-        let chunked = Chunked {
-            data: text.as_bytes(),
-            seed: max as u64,
-            max,
-        };
-        assert_eq!(
-            by_reader(&set, chunked, small(5)).unwrap(),
-            one,
-            "chunks of {max}"
-        );
-    }
-    assert_eq!(by_parse(&set, &text).unwrap(), one);
+    same_in_every_chunking(&set, &text, &one);
     let (lines, got) = parallel(&set, text.as_bytes(), small(64), 2);
     assert_eq!(
         (lines, got.map(|s| (s.instances, s.skipped))),
