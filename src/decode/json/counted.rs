@@ -1,10 +1,12 @@
 //! The end of a JSON container found by counting brackets outside strings, 64 bytes at a
 //! time, for a unit that is read (and checked) afterwards: the resources of a state split
-//! among workers (`crate::state`). The masks of quotes, backslashes and brackets are those
-//! of `extent.rs` (simdjson's method), from the classifier of the CPU's
-//! [`Level`](super::simd::Level) (AVX-512BW, AVX2, SSE2 or a byte loop, as for strings); a
-//! block's brackets are visited one by one only when its closing brackets could close the
-//! container. No nesting limit, nothing recorded, nothing checked.
+//! among workers, the instances of types a state walk does not want (`crate::state`). The
+//! masks of quotes, backslashes and brackets are those of `extent.rs` (simdjson's method),
+//! from the classifier of the CPU's [`Level`](super::simd::Level) (AVX-512BW or AVX2, with
+//! the strings' prefix XOR by one carry-less multiplication where the CPU has PCLMULQDQ, else
+//! the baseline classifier and shifts); a block's brackets are visited one by one only when
+//! its closing brackets could close the container. No nesting limit, nothing recorded,
+//! nothing checked.
 
 #[cfg(target_arch = "x86_64")]
 use super::extent::Clmul;

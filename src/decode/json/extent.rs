@@ -1,7 +1,10 @@
 //! The extent of a JSON value found without validating it (simdjson-style masks, 64 bytes at
 //! a time), for values that are decoded or compared afterwards: a dynamic wrapper's value
 //! that precedes its type, and type JSON. [`Memo`] keeps the container extents found, so a
-//! nested wrapper is not rescanned.
+//! nested wrapper is not rescanned. Its block masks ([`Masks64`]), the strings carried from
+//! block to block ([`StringState`]) and the prefix XOR they take ([`PrefixXor`]: shifts, or
+//! one carry-less multiplication) serve the other block scans too (`counted.rs`,
+//! `token_skip.rs`).
 //!
 //! Positions step over bytes just read with `wrapping_add`, which cannot wrap (see
 //! `scan.rs` on positions).
