@@ -110,6 +110,12 @@ pub(super) struct Unit<'u> {
     pub(super) at: Cell<Ctx>,
 }
 
+/// What the walk hands each instance to: the instance, its outcome, and in a parallel walk its
+/// attributes as delimited ([`Raw`]). Any closure of that shape is one.
+pub(super) trait Visit: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>) {}
+
+impl<F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>)> Visit for F {}
+
 /// In a parallel walk, an instance's attributes object as delimited, not yet checked: its
 /// bytes, their offset in the file, and the indexes of its resource and instance (for the
 /// error of a worker that finds it malformed).
@@ -137,16 +143,13 @@ impl Raw<'_> {
 
 impl<'u> Unit<'u> {
     /// Reads the unit at `pos`; the position after it.
-    pub(super) fn step<F>(
+    pub(super) fn step<F: Visit>(
         &self,
         pos: usize,
         walk: &mut Walk,
         bump: &mut Bump,
         f: &mut F,
-    ) -> Result<usize, Stop>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<usize, Stop> {
         let buf = self.buf;
         self.at.set(match walk.phase {
             Phase::Resources { .. } => Ctx::Resources,
@@ -238,6 +241,16 @@ impl<'u> Unit<'u> {
         }
     }
 
+    /// The unit now reads at `ctx`, whose object must open at `i`.
+    #[inline(always)]
+    pub(super) fn object_at(&self, i: usize, ctx: Ctx) -> Result<(), Stop> {
+        self.at.set(ctx);
+        if self.buf.get(i) != Some(&b'{') {
+            return Err(self.fail(ctx, i, "expected an object"));
+        }
+        Ok(())
+    }
+
     /// Before an element of a container: `None` when `close` ends it (at `i`), else the
     /// position of the element (after the `,` unless `first`). (Inlined: it runs once per
     /// key and element, and its result is large.)
@@ -310,21 +323,15 @@ impl<'u> Unit<'u> {
     }
 
     /// An instance object at `i` (its `{`): decoded and handed to `f`; the position after it.
-    pub(super) fn instance<F>(
+    pub(super) fn instance<F: Visit>(
         &self,
         i: usize,
         walk: &mut Walk,
         bump: &mut Bump,
         f: &mut F,
-    ) -> Result<usize, Stop>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<usize, Stop> {
         let ctx = Ctx::Instance(walk.resource_index, walk.instance_index);
-        self.at.set(ctx);
-        if self.buf.get(i) != Some(&b'{') {
-            return Err(self.fail(ctx, i, "expected an object"));
-        }
+        self.object_at(i, ctx)?;
         bump.reset();
         let resource = &walk.resource;
         let wanted = walk.wanted;

@@ -26,7 +26,7 @@ use std::io::{self, Read};
 
 use bumpalo::Bump;
 
-use super::envelope::{Phase, Raw, Stop, Unit, Walk};
+use super::envelope::{Phase, Raw, Stop, Unit, Visit, Walk};
 use super::split::{split_max, Delimited};
 use super::values::Ctx;
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
@@ -202,17 +202,14 @@ impl<R: Read> StateReader<R> {
     /// `split`, the resources the structural scan delimits go to `split` unread, with the
     /// buffer that holds them (`split.rs`): their instances are not handed to `f`, nor
     /// counted.
-    pub(super) fn walk<F>(
+    pub(super) fn walk<F: Visit>(
         mut self,
         set: &SchemaSet,
         options: &DecodeOptions,
         decode: bool,
         mut f: F,
         mut split: Option<&mut dyn FnMut(Delimited<'_>)>,
-    ) -> Result<Summary, StateError>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<Summary, StateError> {
         let mut walk = Walk::new(decode, Phase::Start);
         self.run(&mut walk, set, options, &mut f, &mut split)?;
         if !walk.version_seen {
@@ -266,17 +263,14 @@ impl<R: Read> StateReader<R> {
 
     /// Runs `walk` with the buffer and arenas of the last walk on this thread (a worker
     /// that reads thousands of files pays for its pages once, not per file).
-    fn run<F>(
+    fn run<F: Visit>(
         &mut self,
         walk: &mut Walk,
         set: &SchemaSet,
         options: &DecodeOptions,
         f: &mut F,
         split: &mut Option<&mut dyn FnMut(Delimited<'_>)>,
-    ) -> Result<(), StateError>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<(), StateError> {
         let mut spare = SPARE.with(Cell::take).unwrap_or_default();
         if self.buf.is_empty() {
             self.buf = std::mem::take(&mut spare.buf);
@@ -315,7 +309,7 @@ impl<R: Read> StateReader<R> {
     }
 
     /// The units of the walk, until the state ends or fails.
-    fn steps<F>(
+    fn steps<F: Visit>(
         &mut self,
         walk: &mut Walk,
         set: &SchemaSet,
@@ -323,10 +317,7 @@ impl<R: Read> StateReader<R> {
         spare: &mut Spare,
         f: &mut F,
         split: &mut Option<&mut dyn FnMut(Delimited<'_>)>,
-    ) -> Result<(), StateError>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<(), StateError> {
         let (bump, scratch) = (&mut spare.bump, &mut spare.scratch);
         // The resources delimited in the buffer, not yet handed on: their ranges and indexes.
         let mut delimited = Vec::new();

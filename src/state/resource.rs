@@ -5,9 +5,9 @@
 
 use bumpalo::Bump;
 
-use super::envelope::{Phase, Raw, Stop, Unit, Walk};
+use super::envelope::{Phase, Stop, Unit, Visit, Walk};
 use super::values::{err, Ctx};
-use super::{InstanceRef, Mode, Outcome};
+use super::Mode;
 use crate::decode::json::tokens;
 
 /// At most this many instances (and tail keys) of a streamed resource are read in the unit
@@ -50,21 +50,15 @@ impl ResourceKeys<'_> {
 impl<'u> Unit<'u> {
     /// A resource at `i` (its `{`): its keys up to `instances`, when they name the schema,
     /// or else the whole resource with its instances.
-    pub(super) fn resource<F>(
+    pub(super) fn resource<F: Visit>(
         &self,
         i: usize,
         walk: &mut Walk,
         bump: &mut Bump,
         f: &mut F,
-    ) -> Result<usize, Stop>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<usize, Stop> {
         let ctx = Ctx::Resource(walk.resource_index);
-        self.at.set(ctx);
-        if self.buf.get(i) != Some(&b'{') {
-            return Err(self.fail(ctx, i, "expected an object"));
-        }
+        self.object_at(i, ctx)?;
         let mut keys = ResourceKeys::default();
         // Where the instances array of a resource read whole starts.
         let mut instances_at = None;
@@ -139,16 +133,13 @@ impl<'u> Unit<'u> {
     /// after the last one read; the walk's phase is the one after it, so the next unit goes
     /// on from there and nothing is handed out twice. (One unit a resource instead of one an
     /// item: each unit costs the reader's loop, the phase dispatch and the scratch reset.)
-    fn rest_of_resource<F>(
+    fn rest_of_resource<F: Visit>(
         &self,
         mut pos: usize,
         walk: &mut Walk,
         bump: &mut Bump,
         f: &mut F,
-    ) -> usize
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> usize {
         for _ in 0..RESOURCE_ITEMS {
             let phase = walk.phase;
             match self.step(pos, walk, bump, f) {
@@ -169,16 +160,13 @@ impl<'u> Unit<'u> {
     }
 
     /// The instances of a resource read whole (`list`: its `[`), all in the buffer.
-    fn instances_in_place<F>(
+    fn instances_in_place<F: Visit>(
         &self,
         list: usize,
         walk: &mut Walk,
         bump: &mut Bump,
         f: &mut F,
-    ) -> Result<(), Stop>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<(), Stop> {
         let mut j = list.wrapping_add(1);
         let mut first = true;
         loop {

@@ -17,9 +17,9 @@ use std::ops::Range;
 
 use bumpalo::Bump;
 
-use super::envelope::{Phase, Raw, Stop, Unit, Walk};
+use super::envelope::{Phase, Stop, Unit, Visit, Walk};
 use super::values::Ctx;
-use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError};
+use super::{ReaderOptions, SchemaSet, StateError};
 use crate::decode::json::tokens;
 use crate::program::DecodeOptions;
 
@@ -163,17 +163,14 @@ impl ResourceReader {
 
     /// Reads `raw` as the walk reads a resource, decoding its instances with `bump` and
     /// handing each to `f`; the error of a malformed one (after the instances before it).
-    pub(super) fn read<F>(
+    pub(super) fn read<F: Visit>(
         &mut self,
         raw: &RawResource<'_>,
         set: &SchemaSet,
         options: &DecodeOptions,
         bump: &mut Bump,
         f: &mut F,
-    ) -> Result<(), StateError>
-    where
-        F: FnMut(InstanceRef<'_, '_>, &Outcome<'_>, Option<Raw<'_>>),
-    {
+    ) -> Result<(), StateError> {
         let walk = &mut self.walk;
         walk.phase = Phase::Resources { first: true };
         walk.summary.resources = raw.index;
