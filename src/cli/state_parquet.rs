@@ -3,7 +3,8 @@
 //! and `DIR/instances.parquet`, zstd-compressed, in row groups of at most [`ROW_GROUP`] rows.
 //! Each file is read with its instances decoded on every worker (the runs of a batch of
 //! instances fold into tables of their own and become columns there), and the columns are
-//! encoded in file order, so the rows come in the order `--format ndjson` prints them.
+//! encoded in file order, so the rows come in the order `--format ndjson` prints them. At
+//! the end the files are closed (each table's last row group written) on every job.
 //! Memory: the runs in flight, and each table's rows gathered for its next row group, at
 //! most [`MEMORY_BUDGET`] for all tables together (past it, those holding the most bytes for
 //! each column chunk are written out), a text column that holds one value in all of a
