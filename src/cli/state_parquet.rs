@@ -508,4 +508,67 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// A table whose file is `path`, holding `rows` rows of one integer column not yet written.
+    fn table(path: &Path, rows: i64) -> Table {
+        let b = batch(rows, 1);
+        let writer = ArrowWriter::try_new(
+            std::fs::File::create(path).expect("created"),
+            b.schema(),
+            None,
+        )
+        .expect("writer");
+        let mut t = Table {
+            leaves: 1,
+            schema: b.schema(),
+            writer,
+            pending: Vec::new(),
+            rows: 0,
+            bytes: 0,
+        };
+        t.push(b).expect("gathered");
+        t
+    }
+
+    /// The files are closed on every job, each with the rows it still gathers; when some
+    /// fail, the failure reported is the first table's in name order, whichever thread met
+    /// it first (`/dev/full` fails every write).
+    #[test]
+    fn files_closed_on_every_job_and_the_first_failure_in_table_order() {
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let dir = std::env::temp_dir().join(format!("tfwire-close-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        for jobs in [1, 2, 3] {
+            let writers: BTreeMap<String, Table> = (0..5)
+                .map(|k| {
+                    (
+                        format!("t{k}"),
+                        table(&dir.join(format!("t{k}.parquet")), 100 * k + 1),
+                    )
+                })
+                .collect();
+            assert!(close_all(writers, jobs, &dir).is_ok(), "jobs {jobs}");
+            for k in 0..5 {
+                let file = std::fs::File::open(dir.join(format!("t{k}.parquet"))).expect("file");
+                let rows = SerializedFileReader::new(file)
+                    .expect("parquet")
+                    .metadata()
+                    .file_metadata()
+                    .num_rows();
+                assert_eq!(rows, 100 * k + 1, "jobs {jobs}");
+            }
+            let full = Path::new("/dev/full");
+            let mut writers = BTreeMap::new();
+            writers.insert("a".to_string(), table(&dir.join("a.parquet"), 10));
+            writers.insert("c".to_string(), table(full, 5_000));
+            writers.insert("b".to_string(), table(full, 10));
+            writers.insert("d".to_string(), table(&dir.join("d.parquet"), 10));
+            let Err(Failure::BadInput(why)) = close_all(writers, jobs, &dir) else {
+                panic!("jobs {jobs}: no failure");
+            };
+            let b = dir.join("b.parquet").display().to_string();
+            assert!(why.starts_with(&format!("{b}: ")), "jobs {jobs}: {why}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
