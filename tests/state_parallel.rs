@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::state::{by_parse, by_reader, doc, line, one_resource, small, Chunked, PROVIDER};
+use common::state::{
+    by_memory, by_parse, by_reader, doc, line, one_resource, small, Chunked, PROVIDER,
+};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tfwire::state::{ReaderOptions, StateReader};
@@ -63,10 +65,31 @@ fn parallel_visit_equals_visit() {
     );
     let (lines, got) = parallel(&set, cut.as_bytes(), small(4096), 2);
     assert_eq!((lines.len(), got), (30_000, Err(e.to_string())));
+    // Read in place from memory (the batches' bytes copied out of it): whole resources
+    // handed on (batches of 1 MiB), the large one's instances one by one (4 KiB), and the
+    // malformed state's instances before its error, then the error.
+    for (state, read_size) in [(&text, 4096), (&text, 1 << 20), (&cut, 4096)] {
+        let mut lines = Vec::new();
+        let result = StateReader::in_memory_with_options(state.clone(), small(read_size))
+            .visit_parallel(
+                &set,
+                &DecodeOptions::default(),
+                2,
+                Vec::new,
+                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                |acc| lines.extend(acc),
+            )
+            .map(|s| s.instances)
+            .map_err(|e| e.to_string());
+        match state == &text {
+            true => assert_eq!((result, &lines), (Ok(40_001), &one), "{read_size}"),
+            false => assert_eq!((result, &lines[..]), (Err(e.to_string()), &one[..30_000])),
+        }
+    }
 }
 
-/// The lines `one` (read whole) again from `text` in reads of 1, 3 and 17 bytes, and from
-/// the parsed state.
+/// The lines `one` (read whole) again from `text` in reads of 1, 3 and 17 bytes, from the
+/// parsed state, and read in place from memory.
 fn same_in_every_chunking(set: &tfwire::state::SchemaSet, text: &str, one: &[String]) {
     for max in [1, 3, 17] {
         let chunked = Chunked {
@@ -81,6 +104,7 @@ fn same_in_every_chunking(set: &tfwire::state::SchemaSet, text: &str, one: &[Str
         );
     }
     assert_eq!(by_parse(set, text).unwrap(), one);
+    assert_eq!(by_memory(set, text).unwrap(), one);
 }
 
 /// A selection and a type filter give the same lines one-shot, in every chunking, from the
@@ -236,7 +260,8 @@ fn parallel_visit_reports_malformed_attributes_as_visit_does() {
 }
 
 /// `tfwire state` on a file large enough to have its instances decoded in parallel: the
-/// same bytes with `--jobs 1` and `--jobs 2`, text and NDJSON.
+/// same bytes with `--jobs 1` (the file mapped, and with `--no-mmap` read as a stream) and
+/// `--jobs 2`, text and NDJSON.
 #[test]
 fn cli_large_file_jobs_agree() {
     let dir = common::scratch_dir("large");
@@ -270,7 +295,7 @@ fn cli_large_file_jobs_agree() {
     assert!(text.len() > 17 << 20, "{}", text.len());
     let state = dir.join("large.tfstate");
     std::fs::write(&state, &text).unwrap();
-    let run = |jobs: &str, format: &str| {
+    let run = |jobs: &str, format: &str, more: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_tfwire"))
             .args([
                 "state",
@@ -279,6 +304,7 @@ fn cli_large_file_jobs_agree() {
                 "--format",
                 format,
             ])
+            .args(more)
             .args(["--jobs", jobs, state.to_str().unwrap()])
             .output()
             .unwrap();
@@ -293,10 +319,13 @@ fn cli_large_file_jobs_agree() {
         )
     };
     for format in ["text", "ndjson"] {
-        let (one, err1) = run("1", format);
-        let (two, err2) = run("2", format);
+        let (one, err1) = run("1", format, &[]);
+        let (two, err2) = run("2", format, &[]);
+        let (streamed, err3) = run("1", format, &["--no-mmap"]);
         assert_eq!(one.len(), two.len());
         assert!(one == two, "{format}: --jobs 1 and --jobs 2 differ");
+        assert!(one == streamed, "{format}: mapped and streamed differ");
+        assert_eq!(err1, err3);
         assert_eq!(
             err1,
             "tfwire: instances=60000 ok=54545 errors=5455 no_schema=0 bytes=16139400\n\

@@ -7,6 +7,7 @@ mod cluster;
 mod decode;
 #[cfg(feature = "parquet")]
 mod decode_parquet;
+mod mapped;
 #[cfg(feature = "parquet")]
 mod parquet_gathered;
 mod progress;

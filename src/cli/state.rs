@@ -112,6 +112,14 @@ pub struct StateArgs {
     /// exact value there is null, and listed with its path and text in `_inexact_numbers`.
     #[arg(long)]
     exact_numbers: bool,
+    /// Read every file as a stream, never through a memory map. By default a schema
+    /// document, and a state file read with one job, is mapped when it is a regular file of
+    /// 1 MiB or more (no copy into a buffer) and no other process holds a write lock on it,
+    /// as Terraform and OpenTofu do while they run; a mapped file truncated meanwhile ends
+    /// the process (SIGBUS). Give this flag when something may rewrite the files in place
+    /// without a lock.
+    #[arg(long)]
+    no_mmap: bool,
     /// State files (format version 4).
     #[arg(value_name = "STATE", required = true)]
     states: Vec<PathBuf>,
@@ -171,7 +179,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         args.schemas
             .par_iter()
             .map(|path| {
-                let text = super::read_file(path)?;
+                // (Mapped when large, as the states are: `mapped.rs`.)
+                let text = super::mapped::map_or_read(path, args.no_mmap)
+                    .map_err(|e| Failure::file(path, e))?;
                 let mut one = SchemaSet::new();
                 one.add_json_deferred(text)
                     .map_err(|e| Failure::file(path, e))?;
@@ -417,6 +427,11 @@ fn stream_file(
         .unwrap_or(usize::MAX)
         .clamp(SMALLEST_READ, ReaderOptions::default().read_size);
     let reader_options = ReaderOptions::default().with_read_size(read_size);
+    // With one job a large regular file is read in place (`mapped.rs`).
+    let mapped = match jobs {
+        0 | 1 => super::mapped::map(&file, length, args.no_mmap),
+        _ => None,
+    };
     let file = progress.reader(file);
     let name = json_string(&path.display().to_string());
     let mut totals = Totals::default();
@@ -434,7 +449,7 @@ fn stream_file(
     let result = if jobs <= 1 {
         // One thread: the line buffers are reused.
         let (mut text, mut address) = (String::new(), String::new());
-        StateReader::with_options(file, reader_options).visit(set, options, |item, outcome| {
+        let mut f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
             totals.count(&item, outcome);
             text.clear();
             match args.format {
@@ -442,7 +457,17 @@ fn stream_file(
                 _ => ndjson_line(&mut text, &mut address, &name, &item, outcome),
             }
             sink(&text);
-        })
+        };
+        match mapped {
+            // (The bar advances by the file's length once it is read.)
+            Some(map) => {
+                let read = StateReader::in_memory_with_options(map, reader_options)
+                    .visit(set, options, &mut f);
+                progress.advance(len);
+                read
+            }
+            None => StateReader::with_options(file, reader_options).visit(set, options, f),
+        }
     } else if length.is_some_and(|n| n >= LARGE_FILE) {
         // A large regular file: read in parts of its bytes on `jobs` threads, no thread
         // walking it whole (the bar advances by each instance's attributes, then by the rest

@@ -154,6 +154,55 @@ pub struct StateReader<R> {
     base: u64,
     /// The input has ended.
     eof: bool,
+    /// A state already in memory, read in place ([`StateReader::in_memory`]): then `buf` is
+    /// only where the parallel walk copies resources for its workers.
+    whole: Option<Box<dyn AsRef<[u8]> + Send + Sync>>,
+}
+
+impl StateReader<io::Empty> {
+    /// A reader over a state already in memory — a `Vec<u8>`, a `String`, a memory map —
+    /// read in place: no read buffer, and nothing copied (but by
+    /// [`StateReader::visit_parallel`], which copies each batch of resources it hands to its
+    /// workers). It gives the instances, outcomes and errors the streaming reader gives for
+    /// the same bytes; [`ReaderOptions::max_unit_bytes`] does not apply (nothing is
+    /// buffered), [`ReaderOptions::read_size`] sizes the parallel batches.
+    ///
+    /// ```
+    /// use tfwire::state::{SchemaSet, StateReader};
+    /// use tfwire::DecodeOptions;
+    ///
+    /// let state = br#"{"version":4,"resources":[{"mode":"managed","type":"t","name":"x",
+    ///   "provider":"provider.t","instances":[{"attributes":{}}]}]}"#.to_vec();
+    /// let mut addresses = Vec::new();
+    /// let summary = StateReader::in_memory(state)
+    ///     .visit(&SchemaSet::new(), &DecodeOptions::default(), |item, _| addresses.push(item.address()))?;
+    /// assert_eq!((addresses, summary.instances), (vec!["t.x".to_string()], 1));
+    /// # Ok::<(), tfwire::state::StateError>(())
+    /// ```
+    pub fn in_memory<B>(bytes: B) -> StateReader<io::Empty>
+    where
+        B: AsRef<[u8]> + Send + Sync + 'static,
+    {
+        StateReader::in_memory_with_options(bytes, ReaderOptions::default())
+    }
+
+    /// [`StateReader::in_memory`] with `options`.
+    pub fn in_memory_with_options<B>(bytes: B, options: ReaderOptions) -> StateReader<io::Empty>
+    where
+        B: AsRef<[u8]> + Send + Sync + 'static,
+    {
+        let end = bytes.as_ref().len();
+        StateReader {
+            input: io::empty(),
+            options,
+            buf: Vec::new(),
+            start: 0,
+            end,
+            base: 0,
+            eof: true,
+            whole: Some(Box::new(bytes)),
+        }
+    }
 }
 
 impl<R: Read> StateReader<R> {
@@ -172,6 +221,7 @@ impl<R: Read> StateReader<R> {
             end: 0,
             base: 0,
             eof: false,
+            whole: None,
         }
     }
 
@@ -272,7 +322,7 @@ impl<R: Read> StateReader<R> {
         split: &mut Option<&mut dyn FnMut(Delimited<'_>)>,
     ) -> Result<(), StateError> {
         let mut spare = SPARE.with(Cell::take).unwrap_or_default();
-        if self.buf.is_empty() {
+        if self.buf.is_empty() && self.whole.is_none() {
             self.buf = std::mem::take(&mut spare.buf);
         }
         let result = self.steps(walk, set, options, &mut spare, f, split);
@@ -289,7 +339,7 @@ impl<R: Read> StateReader<R> {
     /// true when the next resource object (a `{`) starts at `stop` or after (its offset then
     /// in `walk.stopped`); `None` when more input is needed to tell.
     fn stops_before(&self, walk: &mut Walk, stop: u64, first: bool) -> Option<bool> {
-        let buf = self.buf.get(..self.end).unwrap_or_default();
+        let buf = self.bytes();
         let i = tokens::ws(buf, self.start);
         let at = match buf.get(i) {
             Some(b'{') if first => i,
@@ -377,6 +427,14 @@ impl<R: Read> StateReader<R> {
         Ok(())
     }
 
+    /// The bytes read so far (from the buffer's start), or the state in memory.
+    fn bytes(&self) -> &[u8] {
+        match &self.whole {
+            Some(whole) => (**whole).as_ref(),
+            None => self.buf.get(..self.end).unwrap_or_default(),
+        }
+    }
+
     /// A unit over the bytes read so far.
     fn unit<'u>(
         &'u self,
@@ -385,7 +443,7 @@ impl<R: Read> StateReader<R> {
         scratch: &'u Bump,
     ) -> Unit<'u> {
         Unit {
-            buf: self.buf.get(..self.end).unwrap_or_default(),
+            buf: self.bytes(),
             base: self.base,
             more: !self.eof,
             set,
@@ -405,6 +463,24 @@ impl<R: Read> StateReader<R> {
         if delimited.is_empty() {
             return;
         }
+        if let Some(whole) = &self.whole {
+            // The resources copied out for the workers (into the buffer the last batch
+            // left, kept for the next), their ranges moved with them.
+            let whole = (**whole).as_ref();
+            let from = delimited.first().map_or(0, |(r, _)| r.start);
+            let to = delimited.last().map_or(from, |(r, _)| r.end);
+            let mut copy = std::mem::take(&mut self.buf);
+            copy.clear();
+            copy.extend_from_slice(whole.get(from..to).unwrap_or_default());
+            for (range, _) in delimited.iter_mut() {
+                *range = range.start.saturating_sub(from)..range.end.saturating_sub(from);
+            }
+            let (len, base) = (copy.len(), self.base.saturating_add(from as u64));
+            split(Delimited::new(&mut copy, len..len, base, delimited));
+            self.buf = copy;
+            delimited.clear();
+            return;
+        }
         let keep = self.start..self.end;
         split(Delimited::new(&mut self.buf, keep, self.base, delimited));
         delimited.clear();
@@ -416,6 +492,15 @@ impl<R: Read> StateReader<R> {
     /// Drops the bytes before the current unit and reads more (growing the buffer when the
     /// unit fills it).
     fn refill(&mut self) -> Result<(), StateError> {
+        if self.whole.is_some() {
+            // (A unit over the whole state, `more` false, never asks for more: this is not
+            // reached, and must not loop if it were.)
+            return Err(StateError::at(
+                "",
+                Some(self.end as u64),
+                "more bytes asked of a state in memory",
+            ));
+        }
         // (`start <= end <= buf.len()`.)
         let unit = self.end.saturating_sub(self.start);
         self.buf.copy_within(self.start..self.end, 0);
@@ -465,65 +550,5 @@ impl<R: Read> StateReader<R> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dump;
-    use crate::state::Outcome;
-
-    /// The toy state (every envelope key Terraform writes, a deposed object, a data source, a
-    /// resource without a schema, a legacy `attributes_flat`) read whole and in 7-byte reads:
-    /// the envelope's unsafe paths, with the same lines either way, and the same again with
-    /// the set writing DUMPs (the decoded instances then written straight, whole or cut by
-    /// the reads). Run under Miri by `.ci/miri`.
-    #[test]
-    fn toy_state_in_one_piece_and_in_small_reads() {
-        let mut set = SchemaSet::new();
-        set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
-            .unwrap();
-        let mut dumping = set.clone();
-        dumping.write_dumps(true);
-        let state = include_bytes!("../../tests/data/states/toy.tfstate");
-        let read_with = |set: &SchemaSet, options: ReaderOptions| {
-            let mut lines = Vec::new();
-            let mut dumped = 0;
-            let summary = StateReader::with_options(&state[..], options)
-                .visit(set, &DecodeOptions::default(), |item, outcome| {
-                    let result = match outcome {
-                        Outcome::Ok(v, m) => dump::to_string(m.program, *v).unwrap(),
-                        Outcome::Dumped(text, _) => {
-                            dumped += 1;
-                            text.to_string()
-                        }
-                        Outcome::Error(e, _) => e.to_string(),
-                        Outcome::NoSchema => "no schema".into(),
-                        Outcome::Legacy => "legacy".into(),
-                    };
-                    lines.push(format!("{} {result}", item.address()));
-                })
-                .unwrap();
-            (summary.instances, lines, dumped)
-        };
-        let small_reads = ReaderOptions {
-            read_size: 7,
-            ..ReaderOptions::default()
-        };
-        let whole = read_with(&set, ReaderOptions::default());
-        assert_eq!(whole, read_with(&set, small_reads.clone()));
-        assert_eq!((whole.0, whole.2), (7, 0));
-        // Written straight: the three that decode.
-        let (instances, lines, dumped) = read_with(&dumping, ReaderOptions::default());
-        assert_eq!((instances, &lines, dumped), (7, &whole.1, 3));
-        let small = read_with(&dumping, small_reads);
-        assert_eq!((small.0, &small.1, small.2), (7, &whole.1, 3));
-        let want = [
-            r#"toy_server.web[0] {"disk":[{"size":10}],"id":"s-0","name":"web-0","port":443,"tags":{"env":"prod"}}"#,
-            r#"toy_server.web[0] (deposed 3f2a9c1b) {"disk":[],"id":"s-old","name":"web-0","port":null,"tags":null}"#,
-            r#"toy_server.web[1] at .disk[0].size (byte 19): "big" is not a valid number"#,
-            r#"module.app.data.toy_image.base {"id":"img-1","name":"debian"}"#,
-            r#"module.app.module.db["eu"].toy_server.primary["a\"b"] at (root) (byte 28): unsupported attribute "extra""#,
-            "other_thing.x no schema",
-            "toy_server.old legacy",
-        ];
-        assert_eq!(whole.1, want);
-    }
-}
+#[path = "reader_tests.rs"]
+mod tests;

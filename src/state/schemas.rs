@@ -54,7 +54,25 @@ enum Source {
     /// Parsed with its document.
     Parsed(Schema),
     /// The extent of the schema object in its document's text, parsed on first use.
-    Deferred(Arc<String>, Range<usize>),
+    Deferred(Document, Range<usize>),
+}
+
+/// A deferred document's text (checked UTF-8 when added), shared by its schemas.
+#[derive(Clone)]
+struct Document(Arc<dyn AsRef<[u8]> + Send + Sync>);
+
+impl Document {
+    /// The text of `range` (empty when it is not one: never, as the outline made it).
+    fn part(&self, range: Range<usize>) -> &str {
+        let bytes = (*self.0).as_ref().get(range).unwrap_or_default();
+        std::str::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for Document {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Document({} bytes)", (*self.0).as_ref().len())
+    }
 }
 
 #[derive(Debug)]
@@ -91,7 +109,7 @@ impl Entry {
                     Mode::Managed => "resource",
                     Mode::Data => "data source",
                 };
-                let part = text.get(range.clone()).unwrap_or_default();
+                let part = text.part(range.clone());
                 schema = schema_in_document(part, &self.provider, label, Some(type_name))?;
                 &schema
             }
@@ -223,6 +241,8 @@ impl SchemaSet {
     /// resource and data source schema only when an instance of its type first needs it: a
     /// state that uses a few hundred of a provider's thousands of types pays for those
     /// (loading the AWS, Azure and Google documents eagerly takes a tenth of a second).
+    /// `text` is a `String` or any bytes the set keeps until it is dropped (a `Vec<u8>`, a
+    /// memory map), checked UTF-8 once (invalid UTF-8 is an error at its offset).
     ///
     /// The document's JSON syntax, its outline (providers, the members holding schemas) and
     /// each provider's configuration schema are checked at once, with the errors
@@ -261,16 +281,22 @@ impl SchemaSet {
     /// assert_eq!(set.compiled(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn add_json_deferred(&mut self, text: String) -> Result<usize, SchemaError> {
-        let Some(providers) = outline(&text) else {
+    pub fn add_json_deferred<T>(&mut self, text: T) -> Result<usize, SchemaError>
+    where
+        T: AsRef<[u8]> + Send + Sync + 'static,
+    {
+        let text = Document(Arc::new(text));
+        let bytes = (*text.0).as_ref();
+        let s = simdutf8::compat::from_utf8(bytes)
+            .map_err(|e| SchemaError::at(String::new(), Some(e.valid_up_to()), "invalid UTF-8"))?;
+        let Some(providers) = outline(s) else {
             // Not what the outline reads: the eager parse gives the error (or, for a
             // repeated key, its last-wins reading).
-            return self.add_json(&text);
+            return self.add_json(s);
         };
-        let text = Arc::new(text);
         for (provider, p) in &providers {
             if let Some(range) = p.config.clone() {
-                let part = text.get(range).unwrap_or_default();
+                let part = s.get(range).unwrap_or_default();
                 schema_in_document(part, provider, "provider config", None)?;
             }
         }
@@ -280,7 +306,7 @@ impl SchemaSet {
             for (mode, map) in [(Mode::Managed, p.resources), (Mode::Data, p.data_sources)] {
                 let schemas = map
                     .into_iter()
-                    .map(|(t, r)| (t, Source::Deferred(Arc::clone(&text), r)));
+                    .map(|(t, r)| (t, Source::Deferred(text.clone(), r)));
                 self.insert(document, &provider, mode, schemas);
             }
         }

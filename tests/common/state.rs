@@ -70,6 +70,17 @@ pub fn by_reader(
     Ok(lines)
 }
 
+/// [`by_reader`], the state in memory, read in place.
+pub fn by_memory(set: &SchemaSet, text: &str) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
+    StateReader::in_memory(text.to_string())
+        .visit(set, &DecodeOptions::default(), |item, o| {
+            lines.push(line(item, o))
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(lines)
+}
+
 pub fn small(read_size: usize) -> ReaderOptions {
     ReaderOptions::default().with_read_size(read_size)
 }

@@ -1,7 +1,8 @@
 //! The state reader's fuzz check (`state_chunks`): any bytes, read as a state file by
-//! `StateReader` in one piece, in pieces the input picks and on two threads
-//! (`visit_parallel`), and with a set that writes DUMPs (`SchemaSet::write_dumps`: the DUMP
-//! written straight), give the same instances, outcomes and values, or the same error;
+//! `StateReader` in one piece, in pieces the input picks, in place from memory
+//! (`StateReader::in_memory`) and on two threads (`visit_parallel`, streamed and in
+//! memory), and with a set that writes DUMPs (`SchemaSet::write_dumps`: the DUMP written
+//! straight), give the same instances, outcomes and values, or the same error;
 //! and, where `StateFile::parse` reads the file,
 //! what it gives (the reader's documented extra errors aside: a key repeated after a
 //! resource's `instances`, a `module` naming a module only after them, a second
@@ -70,6 +71,17 @@ fn read(set: &SchemaSet, input: impl Read, read_size: usize) -> Result<Vec<Strin
         .map_err(|e| e.to_string())
 }
 
+/// [`read`], the state in memory, read in place ([`StateReader::in_memory`]).
+fn read_in_memory(set: &SchemaSet, text: &[u8]) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
+    StateReader::in_memory(text.to_vec())
+        .visit(set, &DecodeOptions::default(), |item, o| {
+            lines.push(line(item, o))
+        })
+        .map(|_| lines)
+        .map_err(|e| e.to_string())
+}
+
 /// The check: `data[0..2]` pick the pieces, the rest is the state.
 pub fn state_chunks(data: &[u8]) {
     let Some((&[a, b], text)) = data.split_first_chunk::<2>() else {
@@ -90,12 +102,22 @@ pub fn state_chunks(data: &[u8]) {
     };
     let chunked = read(&set, pieces.clone(), 1 + b as usize % 64);
     assert_eq!(chunked, one_shot, "chunked read differs");
+    assert_eq!(
+        read_in_memory(&set, text),
+        one_shot,
+        "read in memory differs"
+    );
     // DUMPs written straight from the attributes, whole and cut by the pieces.
     let mut dumping = set.clone();
     dumping.write_dumps(true);
     assert_eq!(read(&dumping, text, 1 << 16), one_shot, "DUMPs differ");
     let chunked = read(&dumping, pieces, 1 + a as usize % 64);
     assert_eq!(chunked, one_shot, "chunked DUMPs differ");
+    assert_eq!(
+        read_in_memory(&dumping, text),
+        one_shot,
+        "DUMPs in memory differ"
+    );
     // The batch API on two threads, with whole resources handed to the workers (the default
     // reads) and with small reads (larger resources read by the walk itself): the same
     // instances in the same order (those before an error too), and the same error.
@@ -131,12 +153,33 @@ pub fn state_chunks(data: &[u8]) {
     }
 }
 
-/// `visit_parallel` on two threads with reads of `read_size` gives `one_shot`'s instances
-/// (those before an error too) and error.
+/// `visit_parallel` on two threads with reads of `read_size` (and, read in place from
+/// memory, batches of that size) gives `one_shot`'s instances (those before an error too)
+/// and error.
 fn parallel_agrees(
     set: &SchemaSet,
     text: &[u8],
     read_size: usize,
+    one_shot: &Result<Vec<String>, String>,
+) {
+    let options = ReaderOptions::default().with_read_size(read_size);
+    parallel_reader_agrees(
+        set,
+        text,
+        StateReader::with_options(text, options.clone()),
+        one_shot,
+    );
+    // Read in place, the batches' resources copied out of the state.
+    let in_memory = StateReader::in_memory_with_options(text.to_vec(), options);
+    parallel_reader_agrees(set, text, in_memory, one_shot);
+}
+
+/// `reader.visit_parallel` on two threads gives `one_shot`'s instances (those before an
+/// error too) and error.
+fn parallel_reader_agrees<R: Read + Send>(
+    set: &SchemaSet,
+    text: &[u8],
+    reader: StateReader<R>,
     one_shot: &Result<Vec<String>, String>,
 ) {
     // On a thread of its own: a walk keeps its buffer for the thread's next walk, and a
@@ -145,8 +188,7 @@ fn parallel_agrees(
         scope
             .spawn(|| {
                 let mut lines = Vec::new();
-                let options = ReaderOptions::default().with_read_size(read_size);
-                let parallel = StateReader::with_options(text, options)
+                let parallel = reader
                     .visit_parallel(
                         set,
                         &DecodeOptions::default(),

@@ -1,0 +1,126 @@
+//! State files (`tfwire state` with one job) and schema documents read in place through a
+//! memory map: the kernel's copy of a large state into the reader's buffer was a third of
+//! the time of a run that steps over most of the file (`--type … --select …`), and reading
+//! 23 MB of documents a fifth of the start-up (F29 in `perf/optimizations.md`). A file is
+//! mapped only when it is a regular file of
+//! [`MAP_MIN`] bytes or more, `--no-mmap` was not given, and no other process holds a write
+//! lock on it; else it is read as a stream.
+//!
+//! The hazard of a map: a file truncated while mapped ends the process with `SIGBUS` when
+//! the reader touches a page past the new end, and a file rewritten in place changes under
+//! the reader. Terraform's and OpenTofu's local backend rewrite the state file in place, but
+//! they hold an `fcntl` write lock on it while they run (`statemgr.Filesystem.Lock`), which
+//! is checked here before mapping (a query, `F_GETLK`: no lock is taken, no writer is kept
+//! waiting). `--no-mmap` reads every file as a stream, for files something else may rewrite
+//! in place without a lock.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+
+/// The smallest file mapped: below it, a map's setup and teardown cost about what the copy
+/// saves.
+pub const MAP_MIN: u64 = 1 << 20;
+
+/// `file` (of `length` bytes when it is a regular file) mapped read-only, or `None` when it
+/// is to be read as a stream.
+pub fn map(file: &File, length: Option<u64>, no_mmap: bool) -> Option<memmap2::Mmap> {
+    if no_mmap || length.is_none_or(|n| n < MAP_MIN) || write_locked(file) {
+        return None;
+    }
+    // SAFETY: the map is read-only and private to this process; it is dropped before
+    // `tfwire state` moves to the next file. What `Mmap::map` leaves to its caller is that
+    // no one changes or truncates the file while it is mapped: the state is not mapped when
+    // another process holds a write lock on it (Terraform and OpenTofu, while they run), and
+    // `--no-mmap` is there for files rewritten without one (the module doc).
+    unsafe { memmap2::Mmap::map(file) }.ok()
+}
+
+/// A file's bytes: mapped, or read.
+pub enum Bytes {
+    /// Mapped ([`map`]).
+    Mapped(memmap2::Mmap),
+    /// Read whole.
+    Read(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// The file at `path` mapped as [`map`] maps it (write locks checked), else read whole.
+pub fn map_or_read(path: &std::path::Path, no_mmap: bool) -> std::io::Result<Bytes> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    let length = meta.is_file().then_some(meta.len());
+    match map(&file, length, no_mmap) {
+        Some(map) => Ok(Bytes::Mapped(map)),
+        None => {
+            let mut bytes = Vec::with_capacity(length.map_or(0, |n| n as usize));
+            std::io::Read::read_to_end(&mut &file, &mut bytes)?;
+            Ok(Bytes::Read(bytes))
+        }
+    }
+}
+
+/// Whether another process holds an `fcntl` write lock on any part of `file`.
+fn write_locked(file: &File) -> bool {
+    // The whole file, asked for a read lock: `F_GETLK` reports a write lock that would
+    // block it, and takes none itself.
+    // SAFETY: `flock` is plain data, all zeros a valid value.
+    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+    lock.l_type = libc::F_RDLCK as libc::c_short;
+    lock.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: a valid open descriptor and a valid `flock` for `F_GETLK` to fill in.
+    let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut lock) };
+    // (When the query fails the file is read as a stream: the safe side.)
+    r != 0 || lock.l_type != libc::F_UNLCK as libc::c_short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large regular file is mapped, with its bytes; a small one, one under `--no-mmap`,
+    /// and one another process holds a write lock on (`flock(1)` takes `flock` locks, not
+    /// `fcntl` ones: a Python child takes the `fcntl` lock) are read as streams.
+    #[test]
+    fn mapped_unless_small_asked_not_to_or_write_locked() {
+        let dir = std::env::temp_dir().join(format!("tfwire-mapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("large.tfstate");
+        let bytes: Vec<u8> = (0..MAP_MIN + 7).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        let length = Some(bytes.len() as u64);
+        assert_eq!(map(&file, length, false).as_deref(), Some(&bytes[..]));
+        assert!(map(&file, length, true).is_none());
+        assert!(map(&file, Some(MAP_MIN - 1), false).is_none());
+        assert!(map(&file, None, false).is_none());
+        // Another process's write lock, held until its standard input closes.
+        let script = "import fcntl,sys\nf=open(sys.argv[1],'r+b')\nfcntl.lockf(f,fcntl.LOCK_EX)\nprint('locked',flush=True)\nsys.stdin.read()\n";
+        let mut child = std::process::Command::new("python3")
+            .args(["-c", script, path.to_str().unwrap()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let mut said = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut said,
+        )
+        .unwrap();
+        assert_eq!(said, "locked\n");
+        assert!(write_locked(&file));
+        assert!(map(&file, length, false).is_none());
+        drop(child.stdin.take());
+        child.wait().unwrap();
+        assert!(!write_locked(&file));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
