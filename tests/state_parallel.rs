@@ -88,6 +88,64 @@ fn parallel_visit_equals_visit() {
     }
 }
 
+/// A state in memory, read on one thread and on two, tells what it is done with as it goes
+/// (`StateReader::with_release`): from the start, in order, in steps of `RELEASE_STEP` or
+/// more, never past the state, and always before the bytes a batch still has to copy (the
+/// lines are the streaming reader's).
+#[test]
+fn a_state_in_memory_releases_what_it_has_read() {
+    use std::sync::{Arc, Mutex};
+    use tfwire::state::RELEASE_STEP;
+    // (Resources of 100 instances: a resource whole in memory is one unit of the walk.)
+    let instances = |r: usize| -> String {
+        let one = |i: usize| format!(r#"{{"attributes":{{"id":"{r}-{i}{}"}}}}"#, "y".repeat(900));
+        (0..100).map(one).collect::<Vec<_>>().join(",")
+    };
+    let more: String = (1..200)
+        .map(|r| {
+            format!(
+                r#",{{"mode":"managed","type":"null_resource","name":"r{r}","provider":"{PROVIDER}","instances":[{}]}}"#,
+                instances(r)
+            )
+        })
+        .collect();
+    let text = one_resource(
+        100,
+        |i| format!(r#"{{"id":"{i}{}"}}"#, "y".repeat(900)),
+        &more,
+    );
+    assert!(text.len() > 2 * RELEASE_STEP, "{}", text.len());
+    let set = doc();
+    let one = by_reader(&set, text.as_bytes(), ReaderOptions::default()).unwrap();
+    for (jobs, read_size) in [(1, 1 << 20), (2, 4096), (2, 1 << 20)] {
+        let released = Arc::new(Mutex::new(Vec::new()));
+        let told = Arc::clone(&released);
+        let mut lines = Vec::new();
+        let summary = StateReader::in_memory_with_options(text.clone(), small(read_size))
+            .with_release(move |range| told.lock().unwrap().push(range))
+            .visit_parallel(
+                &set,
+                &DecodeOptions::default(),
+                jobs,
+                Vec::new,
+                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                |acc| lines.extend(acc),
+            )
+            .unwrap();
+        assert_eq!(
+            (summary.instances, &lines),
+            (20_000, &one),
+            "jobs {jobs}, {read_size}"
+        );
+        let released = released.lock().unwrap();
+        assert!(released.len() >= 2, "{released:?}");
+        assert_eq!(released[0].start, 0);
+        assert!(released.windows(2).all(|w| w[0].end == w[1].start));
+        assert!(released.iter().all(|r| r.len() >= RELEASE_STEP));
+        assert!(released.last().unwrap().end <= text.len());
+    }
+}
+
 /// The lines `one` (read whole) again from `text` in reads of 1, 3 and 17 bytes, from the
 /// parsed state, and read in place from memory.
 fn same_in_every_chunking(set: &tfwire::state::SchemaSet, text: &str, one: &[String]) {

@@ -4,7 +4,9 @@
 //! 23 MB of documents a fifth of the start-up (F29 in `perf/optimizations.md`). A file is
 //! mapped only when it is a regular file of
 //! [`MAP_MIN`] bytes or more, `--no-mmap` was not given, and no other process holds a write
-//! lock on it; else it is read as a stream.
+//! lock on it; else it is read as a stream. The pages of a mapped state are given back as
+//! the reader leaves them behind ([`Shared::release`]): resident memory holds the part being
+//! read, not the file.
 //!
 //! The hazard of a map: a file truncated while mapped ends the process with `SIGBUS` when
 //! the reader touches a page past the new end, and a file rewritten in place changes under
@@ -15,7 +17,9 @@
 //! in place without a lock.
 
 use std::fs::File;
+use std::ops::Range;
 use std::os::fd::AsRawFd;
+use std::sync::Arc;
 
 /// The smallest file mapped: below it, a map's setup and teardown cost about what the copy
 /// saves.
@@ -34,6 +38,49 @@ pub fn map(file: &File, length: Option<u64>, no_mmap: bool) -> Option<memmap2::M
     // `--no-mmap` is there for files rewritten without one (the module doc).
     unsafe { memmap2::Mmap::map(file) }.ok()
 }
+
+/// A mapped state: its bytes for the reader, and what gives back the pages it has read.
+pub struct Shared(Arc<memmap2::Mmap>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Shared {
+    /// The state `map`, shared with [`Shared::release`].
+    pub fn new(map: memmap2::Mmap) -> Shared {
+        Shared(Arc::new(map))
+    }
+
+    /// For [`StateReader::with_release`](tfwire::state::StateReader::with_release): the
+    /// pages of each range the reader is done with taken out of the process
+    /// (`MADV_DONTNEED`), so that resident memory holds the part being read, not the whole
+    /// state (the file's pages stay in the page cache).
+    pub fn release(&self) -> impl FnMut(Range<usize>) + Send + 'static {
+        let map = Arc::clone(&self.0);
+        move |range| {
+            // Whole pages only (the map starts at a page): the page the reader is in stays.
+            let end = range.end & !(PAGE - 1);
+            let start = range.start & !(PAGE - 1);
+            // SAFETY: `MADV_DONTNEED` drops the range's page-table entries; the map is
+            // read-only and private and never written, so a page touched again is read back
+            // from the file with the same bytes (the hazard of a file changed meanwhile is
+            // the map's own: `map`). The reader reads nothing before `range.end` again.
+            let _ = unsafe {
+                map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start,
+                    end.saturating_sub(start),
+                )
+            };
+        }
+    }
+}
+
+/// The page size the releases round to (a larger page only leaves a page resident).
+const PAGE: usize = 4096;
 
 /// A file's bytes: mapped, or read.
 pub enum Bytes {
@@ -85,7 +132,8 @@ fn write_locked(file: &File) -> bool {
 mod tests {
     use super::*;
 
-    /// A large regular file is mapped, with its bytes; a small one, one under `--no-mmap`,
+    /// A large regular file is mapped, with its bytes (the same after its pages are
+    /// released); a small one, one under `--no-mmap`,
     /// and one another process holds a write lock on (`flock(1)` takes `flock` locks, not
     /// `fcntl` ones: a Python child takes the `fcntl` lock) are read as streams.
     #[test]
@@ -98,6 +146,12 @@ mod tests {
         let file = File::open(&path).unwrap();
         let length = Some(bytes.len() as u64);
         assert_eq!(map(&file, length, false).as_deref(), Some(&bytes[..]));
+        // Released pages read back the same bytes.
+        let shared = Shared::new(map(&file, length, false).unwrap());
+        let mut release = shared.release();
+        release(0..bytes.len());
+        release(PAGE + 1..bytes.len() - 1);
+        assert_eq!(shared.as_ref(), &bytes[..]);
         assert!(map(&file, length, true).is_none());
         assert!(map(&file, Some(MAP_MIN - 1), false).is_none());
         assert!(map(&file, None, false).is_none());

@@ -461,7 +461,10 @@ fn stream_file(
         match mapped {
             // (The bar advances by the file's length once it is read.)
             Some(map) => {
+                let map = super::mapped::Shared::new(map);
+                let release = map.release();
                 let read = StateReader::in_memory_with_options(map, reader_options)
+                    .with_release(release)
                     .visit(set, options, &mut f);
                 progress.advance(len);
                 read

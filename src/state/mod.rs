@@ -84,7 +84,7 @@ use crate::located::Fault;
 use serde_json::value::RawValue;
 
 pub use filter::ResourceFilter;
-pub use reader::{ReaderOptions, StateReader, Summary};
+pub use reader::{ReaderOptions, StateReader, Summary, RELEASE_STEP};
 pub use schemas::{Match, Outcome, SchemaSet};
 
 /// A resource's mode.

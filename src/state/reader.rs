@@ -23,6 +23,7 @@
 
 use std::cell::Cell;
 use std::io::{self, Read};
+use std::ops::Range;
 
 use bumpalo::Bump;
 
@@ -157,52 +158,10 @@ pub struct StateReader<R> {
     /// A state already in memory, read in place ([`StateReader::in_memory`]): then `buf` is
     /// only where the parallel walk copies resources for its workers.
     whole: Option<Box<dyn AsRef<[u8]> + Send + Sync>>,
-}
-
-impl StateReader<io::Empty> {
-    /// A reader over a state already in memory — a `Vec<u8>`, a `String`, a memory map —
-    /// read in place: no read buffer, and nothing copied (but by
-    /// [`StateReader::visit_parallel`], which copies each batch of resources it hands to its
-    /// workers). It gives the instances, outcomes and errors the streaming reader gives for
-    /// the same bytes; [`ReaderOptions::max_unit_bytes`] does not apply (nothing is
-    /// buffered), [`ReaderOptions::read_size`] sizes the parallel batches.
-    ///
-    /// ```
-    /// use tfwire::state::{SchemaSet, StateReader};
-    /// use tfwire::DecodeOptions;
-    ///
-    /// let state = br#"{"version":4,"resources":[{"mode":"managed","type":"t","name":"x",
-    ///   "provider":"provider.t","instances":[{"attributes":{}}]}]}"#.to_vec();
-    /// let mut addresses = Vec::new();
-    /// let summary = StateReader::in_memory(state)
-    ///     .visit(&SchemaSet::new(), &DecodeOptions::default(), |item, _| addresses.push(item.address()))?;
-    /// assert_eq!((addresses, summary.instances), (vec!["t.x".to_string()], 1));
-    /// # Ok::<(), tfwire::state::StateError>(())
-    /// ```
-    pub fn in_memory<B>(bytes: B) -> StateReader<io::Empty>
-    where
-        B: AsRef<[u8]> + Send + Sync + 'static,
-    {
-        StateReader::in_memory_with_options(bytes, ReaderOptions::default())
-    }
-
-    /// [`StateReader::in_memory`] with `options`.
-    pub fn in_memory_with_options<B>(bytes: B, options: ReaderOptions) -> StateReader<io::Empty>
-    where
-        B: AsRef<[u8]> + Send + Sync + 'static,
-    {
-        let end = bytes.as_ref().len();
-        StateReader {
-            input: io::empty(),
-            options,
-            buf: Vec::new(),
-            start: 0,
-            end,
-            base: 0,
-            eof: true,
-            whole: Some(Box::new(bytes)),
-        }
-    }
+    /// What is told of the bytes of `whole` the reader is done with
+    /// ([`StateReader::with_release`]), and where they end.
+    release: Option<Box<dyn FnMut(Range<usize>) + Send>>,
+    released: usize,
 }
 
 impl<R: Read> StateReader<R> {
@@ -222,6 +181,8 @@ impl<R: Read> StateReader<R> {
             base: 0,
             eof: false,
             whole: None,
+            release: None,
+            released: 0,
         }
     }
 
@@ -326,7 +287,10 @@ impl<R: Read> StateReader<R> {
             self.buf = std::mem::take(&mut spare.buf);
         }
         let result = self.steps(walk, set, options, &mut spare, f, split);
-        spare.buf = std::mem::take(&mut self.buf);
+        if self.whole.is_none() {
+            // (A state in memory leaves the thread's buffer as it was.)
+            spare.buf = std::mem::take(&mut self.buf);
+        }
         spare.bump.reset();
         spare.scratch.reset();
         if spare.buf.capacity() <= SPARE_MAX && spare.bump.allocated_bytes() <= SPARE_MAX {
@@ -370,9 +334,13 @@ impl<R: Read> StateReader<R> {
     ) -> Result<(), StateError> {
         let (bump, scratch) = (&mut spare.bump, &mut spare.scratch);
         // The resources delimited in the buffer, not yet handed on: their ranges and indexes.
-        let mut delimited = Vec::new();
+        let mut delimited: Vec<(Range<usize>, u64)> = Vec::new();
         let split_max = split_max(&self.options);
         while walk.phase != Phase::Done {
+            // (What the walk needs: the current unit on, and resources not yet handed on.)
+            if self.release.is_some() {
+                self.release_before(delimited.first().map_or(self.start, |(r, _)| r.start));
+            }
             if let (Some(stop), Phase::Resources { first }) = (walk.stop_at, walk.phase) {
                 match self.stops_before(walk, stop, first) {
                     Some(true) => return Ok(()),
@@ -394,6 +362,14 @@ impl<R: Read> StateReader<R> {
                         delimited.push((range, walk.summary.resources));
                         walk.summary.resources = walk.summary.resources.saturating_add(1);
                         walk.phase = Phase::Resources { first: false };
+                        // (A read's worth is handed on as a batch; a state in memory, whose
+                        // reads never end, is handed on in batches of that size.)
+                        let from = delimited.first().map_or(self.start, |(r, _)| r.start);
+                        if self.whole.is_some()
+                            && self.start.saturating_sub(from) >= self.options.read_size
+                        {
+                            self.hand_on(split, &mut delimited);
+                        }
                         continue;
                     }
                     // The walk's own step reads what is there (after the resources before).
@@ -427,6 +403,17 @@ impl<R: Read> StateReader<R> {
         Ok(())
     }
 
+    /// Tells [`StateReader::with_release`]'s callback of the bytes before `done`, once they
+    /// are [`RELEASE_STEP`] or more.
+    fn release_before(&mut self, done: usize) {
+        if let Some(release) = &mut self.release {
+            if done.saturating_sub(self.released) >= RELEASE_STEP {
+                release(self.released..done);
+                self.released = done;
+            }
+        }
+    }
+
     /// The bytes read so far (from the buffer's start), or the state in memory.
     fn bytes(&self) -> &[u8] {
         match &self.whole {
@@ -458,7 +445,7 @@ impl<R: Read> StateReader<R> {
     fn hand_on(
         &mut self,
         split: &mut dyn FnMut(Delimited<'_>),
-        delimited: &mut Vec<(std::ops::Range<usize>, u64)>,
+        delimited: &mut Vec<(Range<usize>, u64)>,
     ) {
         if delimited.is_empty() {
             return;
@@ -548,6 +535,10 @@ impl<R: Read> StateReader<R> {
         Ok(())
     }
 }
+
+#[path = "in_memory.rs"]
+mod in_memory;
+pub use in_memory::RELEASE_STEP;
 
 #[cfg(test)]
 #[path = "reader_tests.rs"]
