@@ -69,18 +69,9 @@ fn parallel_visit_equals_visit() {
     // handed on (batches of 1 MiB), the large one's instances one by one (4 KiB), and the
     // malformed state's instances before its error, then the error.
     for (state, read_size) in [(&text, 4096), (&text, 1 << 20), (&cut, 4096)] {
-        let mut lines = Vec::new();
-        let result = StateReader::in_memory_with_options(state.clone(), small(read_size))
-            .visit_parallel(
-                &set,
-                &DecodeOptions::default(),
-                2,
-                Vec::new,
-                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
-                |acc| lines.extend(acc),
-            )
-            .map(|s| s.instances)
-            .map_err(|e| e.to_string());
+        let in_memory = StateReader::in_memory_with_options(state.clone(), small(read_size));
+        let (lines, result) = parallel_reader(&set, in_memory, 2);
+        let result = result.map(|s| s.instances);
         match state == &text {
             true => assert_eq!((result, &lines), (Ok(40_001), &one), "{read_size}"),
             false => assert_eq!((result, &lines[..]), (Err(e.to_string()), &one[..30_000])),
@@ -120,18 +111,10 @@ fn a_state_in_memory_releases_what_it_has_read() {
     for (jobs, read_size) in [(1, 1 << 20), (2, 4096), (2, 1 << 20)] {
         let released = Arc::new(Mutex::new(Vec::new()));
         let told = Arc::clone(&released);
-        let mut lines = Vec::new();
-        let summary = StateReader::in_memory_with_options(text.clone(), small(read_size))
-            .with_release(move |range| told.lock().unwrap().push(range))
-            .visit_parallel(
-                &set,
-                &DecodeOptions::default(),
-                jobs,
-                Vec::new,
-                |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
-                |acc| lines.extend(acc),
-            )
-            .unwrap();
+        let reader = StateReader::in_memory_with_options(text.clone(), small(read_size))
+            .with_release(move |range| told.lock().unwrap().push(range));
+        let (lines, summary) = parallel_reader(&set, reader, jobs);
+        let summary = summary.unwrap();
         assert_eq!(
             (summary.instances, &lines),
             (20_000, &one),
@@ -462,11 +445,21 @@ fn parallel(
     options: ReaderOptions,
     jobs: usize,
 ) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
+    parallel_reader(set, StateReader::with_options(text, options), jobs)
+}
+
+/// `reader.visit_parallel` on `jobs` threads, run on a thread of its own (a walk keeps its
+/// buffer for the thread's next walk): the lines, and the summary or the error.
+fn parallel_reader<R: std::io::Read + Send>(
+    set: &tfwire::state::SchemaSet,
+    reader: StateReader<R>,
+    jobs: usize,
+) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
     std::thread::scope(|scope| {
         scope
             .spawn(|| {
                 let mut lines = Vec::new();
-                let summary = StateReader::with_options(text, options)
+                let summary = reader
                     .visit_parallel(
                         set,
                         &DecodeOptions::default(),
