@@ -139,8 +139,10 @@ fn state(provider: &str, instances: &str) -> String {
 
 #[test]
 fn schema_set_candidates() {
-    fn send_sync<T: Send + Sync>() {}
-    send_sync::<SchemaSet>();
+    fn shared<T: Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    shared::<SchemaSet>();
+    shared::<tfwire::state::StateReader<&[u8]>>();
+    shared::<tfwire::state::StateReader<std::io::Empty>>();
     let mut set = SchemaSet::new();
     // Two documents define the same provider; a third, another namespace with the same type name.
     set.add_json(&doc(

@@ -77,6 +77,21 @@ fn parallel_visit_equals_visit() {
             false => assert_eq!((result, &lines[..]), (Err(e.to_string()), &one[..30_000])),
         }
     }
+    // In memory every resource is whole: one larger than the split's limit (8 reads) is still
+    // read by the walk and its instances handed on in batches (here about 1,500 runs), not
+    // copied out whole for one worker.
+    let mut runs = 0;
+    StateReader::in_memory_with_options(text.clone(), small(4096))
+        .visit_parallel(
+            &set,
+            &DecodeOptions::default(),
+            2,
+            || 0u32,
+            |n, _, _| *n += 1,
+            |_| runs += 1,
+        )
+        .unwrap();
+    assert!(runs > 100, "{runs} runs");
 }
 
 /// A state in memory, read on one thread and on two, tells what it is done with as it goes

@@ -13,12 +13,15 @@
 //! the reader. Terraform's and OpenTofu's local backend rewrite the state file in place, but
 //! they hold an `fcntl` write lock on it while they run (`statemgr.Filesystem.Lock`), which
 //! is checked here before mapping (a query, `F_GETLK`: no lock is taken, no writer is kept
-//! waiting). `--no-mmap` reads every file as a stream, for files something else may rewrite
-//! in place without a lock.
+//! waiting) — once: a run that starts while the state is mapped (for the second or so of
+//! its read) and rewrites it then is not seen. Schema documents stay mapped for the whole
+//! run (their schemas are parsed on first use), and nothing locks them. `--no-mmap` reads
+//! every file as a stream, for files something may rewrite in place meanwhile.
 
 use std::fs::File;
 use std::ops::Range;
 use std::os::fd::AsRawFd;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::Arc;
 
 /// The smallest file mapped: below it, a map's setup and teardown cost about what the copy
@@ -31,12 +34,13 @@ pub fn map(file: &File, length: Option<u64>, no_mmap: bool) -> Option<memmap2::M
     if no_mmap || length.is_none_or(|n| n < MAP_MIN) || write_locked(file) {
         return None;
     }
-    // SAFETY: the map is read-only and private to this process; it is dropped before
-    // `tfwire state` moves to the next file. What `Mmap::map` leaves to its caller is that
-    // no one changes or truncates the file while it is mapped: the state is not mapped when
-    // another process holds a write lock on it (Terraform and OpenTofu, while they run), and
-    // `--no-mmap` is there for files rewritten without one (the module doc).
-    unsafe { memmap2::Mmap::map(file) }.ok()
+    // SAFETY: the map is read-only and private (`MAP_PRIVATE`: no write of ours, and none
+    // through it). What a map leaves to its caller is that no one changes or truncates the
+    // file while it is mapped (a state until its read ends, a schema document for the run):
+    // a state is not mapped while another process holds a write lock on it (Terraform and
+    // OpenTofu, while they run), and `--no-mmap` is there for files that may be rewritten
+    // meanwhile (the module doc).
+    unsafe { memmap2::MmapOptions::new().map_copy_read_only(file) }.ok()
 }
 
 /// A mapped state: its bytes for the reader, and what gives back the pages it has read.
@@ -58,7 +62,7 @@ impl Shared {
     /// pages of each range the reader is done with taken out of the process
     /// (`MADV_DONTNEED`), so that resident memory holds the part being read, not the whole
     /// state (the file's pages stay in the page cache).
-    pub fn release(&self) -> impl FnMut(Range<usize>) + Send + 'static {
+    pub fn release(&self) -> impl FnMut(Range<usize>) + Send + Sync + UnwindSafe + RefUnwindSafe {
         let map = Arc::clone(&self.0);
         move |range| {
             // Whole pages only (the map starts at a page): the page the reader is in stays.
@@ -67,7 +71,8 @@ impl Shared {
             // SAFETY: `MADV_DONTNEED` drops the range's page-table entries; the map is
             // read-only and private and never written, so a page touched again is read back
             // from the file with the same bytes (the hazard of a file changed meanwhile is
-            // the map's own: `map`). The reader reads nothing before `range.end` again.
+            // the map's own: `map`). The range lies in the map (the reader's ranges do,
+            // rounded down), and the reader reads nothing before `range.end` again.
             let _ = unsafe {
                 map.unchecked_advise_range(
                     memmap2::UncheckedAdvice::DontNeed,
@@ -79,8 +84,9 @@ impl Shared {
     }
 }
 
-/// The page size the releases round to (a larger page only leaves a page resident).
-const PAGE: usize = 4096;
+/// What the releases round to: a multiple of the page size of every common kernel (4, 16
+/// and 64 KiB pages), so that a release never reaches the page the reader is in.
+const PAGE: usize = 64 << 10;
 
 /// A file's bytes: mapped, or read.
 pub enum Bytes {
@@ -107,7 +113,12 @@ pub fn map_or_read(path: &std::path::Path, no_mmap: bool) -> std::io::Result<Byt
     match map(&file, length, no_mmap) {
         Some(map) => Ok(Bytes::Mapped(map)),
         None => {
-            let mut bytes = Vec::with_capacity(length.map_or(0, |n| n as usize));
+            // (The length is the file's own; room for it asked, not assumed.)
+            let mut bytes = Vec::new();
+            let room = length.and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
+            bytes
+                .try_reserve_exact(room)
+                .map_err(std::io::Error::other)?;
             std::io::Read::read_to_end(&mut &file, &mut bytes)?;
             Ok(Bytes::Read(bytes))
         }

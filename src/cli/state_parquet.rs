@@ -191,6 +191,7 @@ fn close_all(writers: BTreeMap<String, Table>, jobs: usize, dir: &Path) -> Resul
         .map(|(i, (name, t))| (i, name, t))
         .collect();
     tables.sort_by_key(|(_, _, t)| t.bytes);
+    let threads = jobs.min(tables.len());
     let tables = std::sync::Mutex::new(tables);
     let failures = std::sync::Mutex::new(Vec::new());
     let close = || loop {
@@ -211,8 +212,9 @@ fn close_all(writers: BTreeMap<String, Table>, jobs: usize, dir: &Path) -> Resul
         }
     };
     std::thread::scope(|scope| {
-        for _ in 1..jobs {
-            scope.spawn(close);
+        // (A thread the system refuses leaves its share to the others and this one.)
+        for _ in 1..threads {
+            let _ = std::thread::Builder::new().spawn_scoped(scope, close);
         }
         close();
     });

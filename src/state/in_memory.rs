@@ -4,6 +4,7 @@
 
 use std::io;
 use std::ops::Range;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 
 use super::{ReaderOptions, StateReader};
 
@@ -32,7 +33,7 @@ impl StateReader<io::Empty> {
     /// ```
     pub fn in_memory<B>(bytes: B) -> StateReader<io::Empty>
     where
-        B: AsRef<[u8]> + Send + Sync + 'static,
+        B: AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
     {
         StateReader::in_memory_with_options(bytes, ReaderOptions::default())
     }
@@ -40,7 +41,7 @@ impl StateReader<io::Empty> {
     /// [`StateReader::in_memory`] with `options`.
     pub fn in_memory_with_options<B>(bytes: B, options: ReaderOptions) -> StateReader<io::Empty>
     where
-        B: AsRef<[u8]> + Send + Sync + 'static,
+        B: AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
     {
         let end = bytes.as_ref().len();
         StateReader {
@@ -60,8 +61,9 @@ impl StateReader<io::Empty> {
     /// For a state in memory: `f` is told each range of its bytes the reader is done with —
     /// in order from the start, [`RELEASE_STEP`] bytes or more at a time — so that what holds
     /// them can let them go (a memory map its pages, with `madvise(MADV_DONTNEED)`: a large
-    /// state then costs a few MiB of resident memory, not its size). Bytes once released are
-    /// not read again.
+    /// state then costs about its largest unit of resident memory — an instance, a resource
+    /// that lists `instances` before its other keys, a top-level value — and a few MiB, not
+    /// its size). Bytes once released are not read again.
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
@@ -87,7 +89,7 @@ impl StateReader<io::Empty> {
     /// ```
     pub fn with_release(
         mut self,
-        f: impl FnMut(Range<usize>) + Send + 'static,
+        f: impl FnMut(Range<usize>) + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
     ) -> StateReader<io::Empty> {
         self.release = Some(Box::new(f));
         self

@@ -24,6 +24,7 @@
 use std::cell::Cell;
 use std::io::{self, Read};
 use std::ops::Range;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 
 use bumpalo::Bump;
 
@@ -157,10 +158,10 @@ pub struct StateReader<R> {
     eof: bool,
     /// A state already in memory, read in place ([`StateReader::in_memory`]): then `buf` is
     /// only where the parallel walk copies resources for its workers.
-    whole: Option<Box<dyn AsRef<[u8]> + Send + Sync>>,
+    whole: Option<Box<dyn AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe>>,
     /// What is told of the bytes of `whole` the reader is done with
     /// ([`StateReader::with_release`]), and where they end.
-    release: Option<Box<dyn FnMut(Range<usize>) + Send>>,
+    release: Option<Box<dyn FnMut(Range<usize>) + Send + Sync + UnwindSafe + RefUnwindSafe>>,
     released: usize,
 }
 

@@ -4,6 +4,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::Range;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, OnceLock};
 
 use bumpalo::Bump;
@@ -59,7 +60,7 @@ enum Source {
 
 /// A deferred document's text (checked UTF-8 when added), shared by its schemas.
 #[derive(Clone)]
-struct Document(Arc<dyn AsRef<[u8]> + Send + Sync>);
+struct Document(Arc<dyn AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe>);
 
 impl Document {
     /// The text of `range` (empty when it is not one: never, as the outline made it).
@@ -283,7 +284,7 @@ impl SchemaSet {
     /// ```
     pub fn add_json_deferred<T>(&mut self, text: T) -> Result<usize, SchemaError>
     where
-        T: AsRef<[u8]> + Send + Sync + 'static,
+        T: AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
     {
         let text = Document(Arc::new(text));
         let bytes = (*text.0).as_ref();

@@ -120,7 +120,10 @@ impl Unit<'_> {
             return Ok(None);
         }
         match tokens::object_end_counted(self.buf, at) {
-            Some(end) => Ok(Some(at..end)),
+            // (A larger one is read by the walk, its instances handed on one by one: a state
+            // in memory holds every resource whole, of whatever size.)
+            Some(end) if end.saturating_sub(at) < max => Ok(Some(at..end)),
+            Some(_) => Ok(None),
             None if self.more && self.buf.len().saturating_sub(at) < max => Err(Stop::More),
             None => Ok(None),
         }
