@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::PoisonError;
 
 use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{Compression, ZstdLevel};
@@ -194,21 +195,19 @@ fn close_all(writers: BTreeMap<String, Table>, jobs: usize, dir: &Path) -> Resul
     let threads = jobs.min(tables.len());
     let tables = std::sync::Mutex::new(tables);
     let failures = std::sync::Mutex::new(Vec::new());
+    // (No lock is held across a close, so neither is ever poisoned; if one were, its data
+    // is still whole.)
     let close = || loop {
-        let next = match tables.lock() {
-            Ok(mut tables) => tables.pop(),
-            Err(_) => return,
-        };
+        let next = tables.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let Some((i, name, t)) = next else {
             return;
         };
         if let Err(e) = t.close() {
-            if let Ok(mut failures) = failures.lock() {
-                failures.push((
-                    i,
-                    format!("{}: {e}", dir.join(format!("{name}.parquet")).display()),
-                ));
-            }
+            let why = format!("{}: {e}", dir.join(format!("{name}.parquet")).display());
+            failures
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((i, why));
         }
     };
     std::thread::scope(|scope| {
@@ -218,7 +217,9 @@ fn close_all(writers: BTreeMap<String, Table>, jobs: usize, dir: &Path) -> Resul
         }
         close();
     });
-    let failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
+    let failures = failures
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
     match failures.into_iter().min_by_key(|(i, _)| *i) {
         Some((_, why)) => Err(Failure::BadInput(why)),
         None => Ok(()),

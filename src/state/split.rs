@@ -119,11 +119,12 @@ impl Unit<'_> {
         if self.buf.get(at) != Some(&b'{') {
             return Ok(None);
         }
-        match tokens::object_end_counted(self.buf, at) {
-            // (A larger one is read by the walk, its instances handed on one by one: a state
-            // in memory holds every resource whole, of whatever size.)
-            Some(end) if end.saturating_sub(at) < max => Ok(Some(at..end)),
-            Some(_) => Ok(None),
+        // Scanned no further than `max` bytes: a larger resource is read by the walk, its
+        // instances handed on one by one, whether the buffer holds it whole or not (a state in
+        // memory holds every resource whole).
+        let within = self.buf.get(..at.saturating_add(max)).unwrap_or(self.buf);
+        match tokens::object_end_counted(within, at) {
+            Some(end) => Ok(Some(at..end)),
             None if self.more && self.buf.len().saturating_sub(at) < max => Err(Stop::More),
             None => Ok(None),
         }
