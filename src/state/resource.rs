@@ -1,11 +1,14 @@
-//! A resource's keys, read by the state reader's resource unit (`envelope.rs`): the
-//! resource built from them ([`Unit::resource`]), its provider reference known by its bytes
+//! A resource's keys, read by the state reader's resource unit (`envelope.rs`): first as
+//! the compact form Terraform and OpenTofu write (`compact_keys`: literal keys in their
+//! order, plain strings), else one key at a time; the resource built from them
+//! ([`Unit::resource`]), its provider reference known by its bytes
 //! when the walk has seen it (`providers.rs`), and the instances of a resource whose keys
 //! came after them.
 
 use bumpalo::Bump;
 
 use super::envelope::{Phase, Stop, Unit, Visit, Walk};
+use super::providers::ProviderCache;
 use super::values::{err, Ctx};
 use super::Mode;
 use crate::decode::json::tokens;
@@ -47,6 +50,50 @@ impl ResourceKeys<'_> {
     }
 }
 
+/// A resource's keys before `instances` as Terraform and OpenTofu write them compactly
+/// (`writeStateV4`'s field order, no whitespace) from its `{` at `i`: `"module"` (optional),
+/// `"mode"`, `"type"`, `"name"`, `"each"` (optional, not kept) and `"provider"`, each value a
+/// plain string (`tokens::plain_string`; the provider's one the walk has kept), then
+/// `"instances":[`. The keys and the position of that `[`; `None` for anything else, which
+/// the general loop of [`Unit::resource`] reads (and reads the same way).
+#[inline(always)]
+fn compact_keys<'u>(
+    buf: &'u [u8],
+    i: usize,
+    providers: &ProviderCache,
+) -> Option<(ResourceKeys<'u>, usize)> {
+    let mut keys = ResourceKeys::default();
+    let mut p = i.wrapping_add(1);
+    if let Some(v) = after_literal(buf, p, b"\"module\":") {
+        let (module, end) = tokens::plain_string(buf, v)?;
+        keys.module = Some(module);
+        p = after_literal(buf, end, b",")?;
+    }
+    let (mode, end) = tokens::plain_string(buf, after_literal(buf, p, b"\"mode\":")?)?;
+    let (type_name, end) = tokens::plain_string(buf, after_literal(buf, end, b",\"type\":")?)?;
+    let (name, mut end) = tokens::plain_string(buf, after_literal(buf, end, b",\"name\":")?)?;
+    if let Some(v) = after_literal(buf, end, b",\"each\":") {
+        end = tokens::plain_string(buf, v)?.1;
+    }
+    let (kept, end) = providers.token_at(buf, after_literal(buf, end, b",\"provider\":")?)?;
+    let list = after_literal(buf, end, b",\"instances\":")?;
+    (buf.get(list) == Some(&b'[')).then_some(())?;
+    keys.mode = Some(mode);
+    keys.type_name = Some(type_name);
+    keys.name = Some(name);
+    keys.provider = ProviderKey::Kept(kept);
+    Some((keys, list))
+}
+
+/// The position after `literal` when `buf` holds it at `p`. (Inlined, so that the compare
+/// is of a constant length: a few wide loads, no `memcmp` call.)
+#[inline(always)]
+fn after_literal(buf: &[u8], p: usize, literal: &'static [u8]) -> Option<usize> {
+    let rest = buf.get(p..)?;
+    rest.starts_with(literal)
+        .then(|| p.wrapping_add(literal.len()))
+}
+
 impl<'u> Unit<'u> {
     /// A resource at `i` (its `{`): its keys up to `instances`, when they name the schema,
     /// or else the whole resource with its instances.
@@ -59,6 +106,11 @@ impl<'u> Unit<'u> {
     ) -> Result<usize, Stop> {
         let ctx = Ctx::Resource(walk.resource_index);
         self.object_at(i, ctx)?;
+        if let Some((keys, list)) = compact_keys(self.buf, i, &walk.providers) {
+            self.build_resource(keys, ctx, walk)?;
+            walk.phase = Phase::Instances { first: true };
+            return Ok(self.rest_of_resource(list.wrapping_add(1), walk, bump, f));
+        }
         let mut keys = ResourceKeys::default();
         // Where the instances array of a resource read whole starts.
         let mut instances_at = None;
@@ -227,5 +279,113 @@ impl<'u> Unit<'u> {
         resource.module = keys.module.filter(|m| !m.is_empty()).map(str::to_string);
         walk.wanted = walk.type_wanted == Some(true) && self.set.keeps(&walk.resource);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::providers::empty_resource;
+    use crate::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
+    use crate::DecodeOptions;
+
+    /// The compact form is read in one go; anything else is left to the general loop.
+    #[test]
+    fn compact_keys_take_terraforms_order_only() {
+        let mut providers = ProviderCache::default();
+        providers
+            .set(&mut empty_resource(), "provider.aws", br#""provider.aws""#)
+            .unwrap();
+        // (`plain_string` reads a block of 32 bytes after a quote: the padding.)
+        let pad = |s: &str| format!("{s}{}", " ".repeat(40));
+        let ok = pad(
+            r#"{"module":"module.a","mode":"managed","type":"aws_x","name":"n","each":"list","provider":"provider.aws","instances":[]}"#,
+        );
+        let (keys, list) = compact_keys(ok.as_bytes(), 0, &providers).unwrap();
+        assert_eq!(
+            (keys.module, keys.mode, keys.type_name, keys.name),
+            (Some("module.a"), Some("managed"), Some("aws_x"), Some("n"))
+        );
+        assert!(matches!(keys.provider, ProviderKey::Kept(0)));
+        assert_eq!(ok.as_bytes()[list..].first_chunk(), Some(b"[]"));
+        let plain = pad(
+            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
+        );
+        let (keys, _) = compact_keys(plain.as_bytes(), 0, &providers).unwrap();
+        assert_eq!((keys.module, keys.mode), (None, Some("data")));
+        for other in [
+            r#"{"mode": "data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
+            r#"{"mode":null,"type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
+            r#"{"mode":"data","type":"t","name":"\u006e","provider":"provider.aws","instances":[]}"#,
+            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","each":"list","instances":[]}"#,
+            r#"{"mode":"data","type":"t","name":"n","each":null,"provider":"provider.aws","instances":[]}"#,
+            r#"{"mode":"data","type":"t","name":"n","provider":"provider.gcp","instances":[]}"#,
+            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","instances":null}"#,
+            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","x":1,"instances":[]}"#,
+            r#"{"type":"t","mode":"data","name":"n","provider":"provider.aws","instances":[]}"#,
+        ] {
+            assert!(
+                compact_keys(pad(other).as_bytes(), 0, &providers).is_none(),
+                "{other}"
+            );
+        }
+        // Cut short: the general loop asks for more.
+        let cut = &ok.as_bytes()[..60];
+        assert!(compact_keys(cut, 0, &providers).is_none());
+    }
+
+    /// A compact state (its resources read by `compact_keys` once the provider is known)
+    /// reads as its spaced twin (every resource by the general loop), whole and in small
+    /// reads, with a resource that strays from the form between them.
+    #[test]
+    fn a_compact_state_reads_as_its_spaced_twin() {
+        let mut set = SchemaSet::new();
+        set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
+            .unwrap();
+        let state = |sep: &str| {
+            let resource = |module: &str, each: &str, name: &str| {
+                format!(
+                    r#"{{{module}"mode":{sep}"managed",{sep}"type":{sep}"toy_server",{sep}"name":{sep}"{name}",{sep}{each}"provider":{sep}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances":{sep}[{{"schema_version":1,"attributes":{{"disk":[],"id":"{name}","name":"x","port":1,"tags":null}}}}]}}"#
+                )
+            };
+            let module = format!(r#""module":{sep}"module.m",{sep}"#);
+            let each = format!(r#""each":{sep}"list",{sep}"#);
+            let resources = [
+                resource("", "", "a"),
+                resource(&module, &each, "b"),
+                resource("", &each, "c\\u0021"),
+                resource(&module, "", "d"),
+            ];
+            format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","))
+        };
+        let read = |text: &str, read_size: usize| {
+            let mut lines = Vec::new();
+            let f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+                let ok = matches!(outcome, Outcome::Ok(..));
+                lines.push(format!(
+                    "{} {} {ok}",
+                    item.address(),
+                    item.resource.provider
+                ));
+            };
+            let options = ReaderOptions {
+                read_size,
+                ..ReaderOptions::default()
+            };
+            let reader = StateReader::with_options(text.as_bytes(), options);
+            let summary = reader.visit(&set, &DecodeOptions::default(), f).unwrap();
+            (summary.instances, lines)
+        };
+        let compact = read(&state(""), 1 << 16);
+        assert_eq!(compact, read(&state(" "), 1 << 16));
+        assert_eq!(compact, read(&state(""), 7));
+        let provider = r#"provider["registry.terraform.io/hashicorp/toy"] true"#;
+        let want = [
+            format!("toy_server.a {provider}"),
+            format!("module.m.toy_server.b {provider}"),
+            format!("toy_server.c! {provider}"),
+            format!("module.m.toy_server.d {provider}"),
+        ];
+        assert_eq!(compact, (4, want.to_vec()));
     }
 }
