@@ -85,6 +85,36 @@ fn compact_keys<'u>(
     Some((keys, list))
 }
 
+/// The instances of a resource the set does not want, from their `[` at `list`, when they
+/// and the resource's end are in the compact form (`[{…},{…}]}`): each stepped over as
+/// [`Unit::instance`] steps over one (delimited by its brackets counted outside strings, not
+/// checked). The position after the resource's `}` and the number of instances; `None` for
+/// anything else (whitespace, tail keys, the buffer's end), which the walk then reads one
+/// item at a time.
+#[inline(always)]
+fn unwanted_instances(buf: &[u8], list: usize) -> Option<(usize, u64)> {
+    // (Positions step over bytes just read, or a counted end within `buf`.)
+    let mut p = list.wrapping_add(1);
+    let mut n = 0u64;
+    if buf.get(p) == Some(&b']') {
+        p = p.wrapping_add(1);
+    } else {
+        loop {
+            p = tokens::object_end_counted(buf, p)?;
+            n = n.saturating_add(1);
+            match buf.get(p) {
+                Some(b',') => p = p.wrapping_add(1),
+                Some(b']') => {
+                    p = p.wrapping_add(1);
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (buf.get(p) == Some(&b'}')).then(|| (p.wrapping_add(1), n))
+}
+
 /// The position after `literal` when `buf` holds it at `p`. (Inlined, so that the compare
 /// is of a constant length: a few wide loads, no `memcmp` call.)
 #[inline(always)]
@@ -108,6 +138,14 @@ impl<'u> Unit<'u> {
         self.object_at(i, ctx)?;
         if let Some((keys, list)) = compact_keys(self.buf, i, &walk.providers) {
             self.build_resource(keys, ctx, walk)?;
+            if !walk.wanted {
+                if let Some((end, n)) = unwanted_instances(self.buf, list) {
+                    walk.instance_index = walk.instance_index.saturating_add(n);
+                    walk.summary.skipped = walk.summary.skipped.saturating_add(n);
+                    walk.phase = Phase::Resources { first: false };
+                    return Ok(end);
+                }
+            }
             walk.phase = Phase::Instances { first: true };
             return Ok(self.rest_of_resource(list.wrapping_add(1), walk, bump, f));
         }
@@ -334,31 +372,62 @@ mod tests {
         assert!(compact_keys(cut, 0, &providers).is_none());
     }
 
-    /// A compact state (its resources read by `compact_keys` once the provider is known)
-    /// reads as its spaced twin (every resource by the general loop), whole and in small
-    /// reads, with a resource that strays from the form between them.
+    /// The instances of an unwanted resource in compact form are stepped over in one go;
+    /// anything else is left to the walk.
+    #[test]
+    fn unwanted_instances_take_the_compact_form_only() {
+        let at = |s: &str| unwanted_instances(s.as_bytes(), 0);
+        assert_eq!(at(r#"[{"a":"}"},{"b":[{}]}]},"#), Some((23, 2)));
+        assert_eq!(at(r#"[]}"#), Some((3, 0)));
+        assert_eq!(at(r#"[{"a":1}]}"#), Some((10, 1)));
+        for other in [
+            r#"[ {"a":1}]}"#,
+            r#"[{"a":1} ]}"#,
+            r#"[{"a":1}],"x":1}"#,
+            r#"[{"a":1}]"#,
+            r#"[{"a":1}"#,
+            r#"[{"a":1"#,
+            r#"[1]}"#,
+            r#"[{"a":1},]}"#,
+        ] {
+            assert_eq!(at(other), None, "{other}");
+        }
+    }
+
+    /// A compact state (its resources read by `compact_keys` once the provider is known, the
+    /// instances of a type not wanted stepped over by `unwanted_instances`) reads as its
+    /// spaced twin (every resource by the general loop), whole and in small reads, with a
+    /// resource that strays from the form between them; with every type wanted and with one.
     #[test]
     fn a_compact_state_reads_as_its_spaced_twin() {
         let mut set = SchemaSet::new();
         set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
             .unwrap();
+        let mut servers = set.clone();
+        servers.only_types(["toy_server"]);
         let state = |sep: &str| {
-            let resource = |module: &str, each: &str, name: &str| {
+            let resource = |ty: &str, module: &str, each: &str, name: &str, n: usize| {
+                let instance = format!(
+                    r#"{{"schema_version":1,"attributes":{{"disk":[],"id":"{name}","name":"x","port":1,"tags":null}}}}"#
+                );
+                let instances = vec![instance; n].join(&format!(",{sep}"));
                 format!(
-                    r#"{{{module}"mode":{sep}"managed",{sep}"type":{sep}"toy_server",{sep}"name":{sep}"{name}",{sep}{each}"provider":{sep}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances":{sep}[{{"schema_version":1,"attributes":{{"disk":[],"id":"{name}","name":"x","port":1,"tags":null}}}}]}}"#
+                    r#"{{{module}"mode":{sep}"managed",{sep}"type":{sep}"{ty}",{sep}"name":{sep}"{name}",{sep}{each}"provider":{sep}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances":{sep}[{instances}]}}"#
                 )
             };
             let module = format!(r#""module":{sep}"module.m",{sep}"#);
             let each = format!(r#""each":{sep}"list",{sep}"#);
             let resources = [
-                resource("", "", "a"),
-                resource(&module, &each, "b"),
-                resource("", &each, "c\\u0021"),
-                resource(&module, "", "d"),
+                resource("toy_server", "", "", "a", 1),
+                resource("toy_server", &module, &each, "b", 1),
+                resource("toy_other", "", &each, "e", 2),
+                resource("toy_server", "", &each, "c\\u0021", 1),
+                resource("toy_other", &module, "", "f", 0),
+                resource("toy_server", &module, "", "d", 1),
             ];
             format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","))
         };
-        let read = |text: &str, read_size: usize| {
+        let read = |set: &SchemaSet, text: &str, read_size: usize| {
             let mut lines = Vec::new();
             let f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
                 let ok = matches!(outcome, Outcome::Ok(..));
@@ -373,19 +442,24 @@ mod tests {
                 ..ReaderOptions::default()
             };
             let reader = StateReader::with_options(text.as_bytes(), options);
-            let summary = reader.visit(&set, &DecodeOptions::default(), f).unwrap();
-            (summary.instances, lines)
+            let summary = reader.visit(set, &DecodeOptions::default(), f).unwrap();
+            (summary.instances, summary.skipped, lines)
         };
-        let compact = read(&state(""), 1 << 16);
-        assert_eq!(compact, read(&state(" "), 1 << 16));
-        assert_eq!(compact, read(&state(""), 7));
-        let provider = r#"provider["registry.terraform.io/hashicorp/toy"] true"#;
+        for set in [&set, &servers] {
+            let compact = read(set, &state(""), 1 << 16);
+            assert_eq!(compact, read(set, &state(" "), 1 << 16));
+            assert_eq!(compact, read(set, &state(""), 7));
+        }
+        let provider = r#"provider["registry.terraform.io/hashicorp/toy"]"#;
         let want = [
-            format!("toy_server.a {provider}"),
-            format!("module.m.toy_server.b {provider}"),
-            format!("toy_server.c! {provider}"),
-            format!("module.m.toy_server.d {provider}"),
+            format!("toy_server.a {provider} true"),
+            format!("module.m.toy_server.b {provider} true"),
+            format!("toy_server.c! {provider} true"),
+            format!("module.m.toy_server.d {provider} true"),
         ];
-        assert_eq!(compact, (4, want.to_vec()));
+        assert_eq!(read(&servers, &state(""), 1 << 16), (4, 2, want.to_vec()));
+        let all = read(&set, &state(""), 1 << 16);
+        assert_eq!((all.0, all.1, all.2.len()), (6, 0, 6));
+        assert_eq!(all.2[2], format!("toy_other.e {provider} false"));
     }
 }
