@@ -1,9 +1,10 @@
-//! A resource's keys, read by the state reader's resource unit (`envelope.rs`): first as
-//! the compact form Terraform and OpenTofu write (`compact_keys`: literal keys in their
-//! order, plain strings), else one key at a time; the resource built from them
-//! ([`Unit::resource`]), its provider reference known by its bytes
-//! when the walk has seen it (`providers.rs`), and the instances of a resource whose keys
-//! came after them.
+//! A resource's keys, read by the state reader's resource unit (`envelope.rs`): first in
+//! the order Terraform and OpenTofu write them (`compact_keys`: literal keys compared in
+//! place, plain strings, whitespace allowed between tokens), else one key at a time; the
+//! resource built from them ([`Unit::resource`]), its provider reference known by its bytes
+//! when the walk has seen it (`providers.rs`), the instances of a resource the set does not
+//! want stepped over a run at a time (`unwanted_instances`), and the instances of a resource
+//! whose keys came after them.
 
 use bumpalo::Bump;
 
@@ -50,12 +51,14 @@ impl ResourceKeys<'_> {
     }
 }
 
-/// A resource's keys before `instances` as Terraform and OpenTofu write them compactly
-/// (`writeStateV4`'s field order, no whitespace) from its `{` at `i`: `"module"` (optional),
-/// `"mode"`, `"type"`, `"name"`, `"each"` (optional, not kept) and `"provider"`, each value a
-/// plain string (`tokens::plain_string`; the provider's one the walk has kept), then
-/// `"instances":[`. The keys and the position of that `[`; `None` for anything else, which
-/// the general loop of [`Unit::resource`] reads (and reads the same way).
+/// A resource's keys before `instances` in the order Terraform and OpenTofu write them
+/// (`writeStateV4`'s field order) from its `{` at `i`: `"module"` (optional), `"mode"`,
+/// `"type"`, `"name"`, `"each"` (optional, not kept) and `"provider"`, each key quoted and
+/// directly followed by its colon, each value a plain string (`tokens::plain_string`; the
+/// provider's one the walk has kept), then `"instances":[`; whitespace between the tokens, as
+/// in Terraform's indented files and none in compact ones. The keys and the position of that
+/// `[`; `None` for anything else, which the general loop of [`Unit::resource`] reads (and
+/// reads the same way).
 #[inline(always)]
 fn compact_keys<'u>(
     buf: &'u [u8],
@@ -63,20 +66,23 @@ fn compact_keys<'u>(
     providers: &ProviderCache,
 ) -> Option<(ResourceKeys<'u>, usize)> {
     let mut keys = ResourceKeys::default();
-    let mut p = i.wrapping_add(1);
-    if let Some(v) = after_literal(buf, p, b"\"module\":") {
+    let mut p = tokens::ws(buf, i.wrapping_add(1));
+    if let Some(v) = key_value(buf, p, b"\"module\":") {
         let (module, end) = tokens::plain_string(buf, v)?;
         keys.module = Some(module);
-        p = after_literal(buf, end, b",")?;
+        p = next_key(buf, end)?;
     }
-    let (mode, end) = tokens::plain_string(buf, after_literal(buf, p, b"\"mode\":")?)?;
-    let (type_name, end) = tokens::plain_string(buf, after_literal(buf, end, b",\"type\":")?)?;
-    let (name, mut end) = tokens::plain_string(buf, after_literal(buf, end, b",\"name\":")?)?;
-    if let Some(v) = after_literal(buf, end, b",\"each\":") {
-        end = tokens::plain_string(buf, v)?.1;
+    let (mode, end) = tokens::plain_string(buf, key_value(buf, p, b"\"mode\":")?)?;
+    let (type_name, end) =
+        tokens::plain_string(buf, key_value(buf, next_key(buf, end)?, b"\"type\":")?)?;
+    let (name, end) =
+        tokens::plain_string(buf, key_value(buf, next_key(buf, end)?, b"\"name\":")?)?;
+    let mut p = next_key(buf, end)?;
+    if let Some(v) = key_value(buf, p, b"\"each\":") {
+        p = next_key(buf, tokens::plain_string(buf, v)?.1)?;
     }
-    let (kept, end) = providers.token_at(buf, after_literal(buf, end, b",\"provider\":")?)?;
-    let list = after_literal(buf, end, b",\"instances\":")?;
+    let (kept, end) = providers.token_at(buf, key_value(buf, p, b"\"provider\":")?)?;
+    let list = key_value(buf, next_key(buf, end)?, b"\"instances\":")?;
     (buf.get(list) == Some(&b'[')).then_some(())?;
     keys.mode = Some(mode);
     keys.type_name = Some(type_name);
@@ -85,34 +91,51 @@ fn compact_keys<'u>(
     Some((keys, list))
 }
 
-/// The instances of a resource the set does not want, from their `[` at `list`, when they
-/// and the resource's end are in the compact form (`[{…},{…}]}`): each stepped over as
-/// [`Unit::instance`] steps over one (delimited by its brackets counted outside strings, not
-/// checked). The position after the resource's `}` and the number of instances; `None` for
-/// anything else (whitespace, tail keys, the buffer's end), which the walk then reads one
-/// item at a time.
+/// The instances of a resource the set does not want, from their `[` at `list`: each stepped
+/// over as [`Unit::instance`] steps over one (delimited by its brackets counted outside
+/// strings, not checked), at most [`RESOURCE_ITEMS`] of them, as the walk reads a unit. The
+/// position after them and their number, and whether the resource ended there: after its `}`
+/// when only whitespace stands between the last instance, the `]` and the `}`, else at the
+/// `,` before the next instance (the walk goes on from there one instance at a time). `None`
+/// for anything else (tail keys, the buffer's end, a fault), which the walk reads one item at
+/// a time from the `[`.
 #[inline(always)]
-fn unwanted_instances(buf: &[u8], list: usize) -> Option<(usize, u64)> {
+fn unwanted_instances(buf: &[u8], list: usize) -> Option<(usize, u64, bool)> {
     // (Positions step over bytes just read, or a counted end within `buf`.)
-    let mut p = list.wrapping_add(1);
+    let mut p = tokens::ws(buf, list.wrapping_add(1));
     let mut n = 0u64;
-    if buf.get(p) == Some(&b']') {
-        p = p.wrapping_add(1);
-    } else {
+    if buf.get(p) != Some(&b']') {
         loop {
             p = tokens::object_end_counted(buf, p)?;
             n = n.saturating_add(1);
-            match buf.get(p) {
-                Some(b',') => p = p.wrapping_add(1),
+            let at = tokens::ws(buf, p);
+            match buf.get(at) {
+                Some(b',') if n < RESOURCE_ITEMS as u64 => p = tokens::ws(buf, at.wrapping_add(1)),
+                Some(b',') => return Some((p, n, false)),
                 Some(b']') => {
-                    p = p.wrapping_add(1);
+                    p = at;
                     break;
                 }
                 _ => return None,
             }
         }
     }
-    (buf.get(p) == Some(&b'}')).then(|| (p.wrapping_add(1), n))
+    let close = tokens::ws(buf, p.wrapping_add(1));
+    (buf.get(close) == Some(&b'}')).then(|| (close.wrapping_add(1), n, true))
+}
+
+/// The position of the value of the key `key` (quoted, with its colon) at `p`, whitespace
+/// stepped over; `None` when another key is there.
+#[inline(always)]
+fn key_value(buf: &[u8], p: usize, key: &'static [u8]) -> Option<usize> {
+    after_literal(buf, p, key).map(|v| tokens::ws(buf, v))
+}
+
+/// The position of the next key after the value that ends at `end`: a comma, whitespace
+/// around it stepped over; `None` when no comma is there.
+#[inline(always)]
+fn next_key(buf: &[u8], end: usize) -> Option<usize> {
+    after_literal(buf, tokens::ws(buf, end), b",").map(|p| tokens::ws(buf, p))
 }
 
 /// The position after `literal` when `buf` holds it at `p`. (Inlined, so that the compare
@@ -126,6 +149,7 @@ fn after_literal(buf: &[u8], p: usize, literal: &'static [u8]) -> Option<usize> 
 
 impl<'u> Unit<'u> {
     /// A resource at `i` (its `{`): its keys up to `instances`, when they name the schema,
+    /// and the instances of a resource the set does not want as far as a unit reads them;
     /// or else the whole resource with its instances.
     pub(super) fn resource<F: Visit>(
         &self,
@@ -139,10 +163,13 @@ impl<'u> Unit<'u> {
         if let Some((keys, list)) = compact_keys(self.buf, i, &walk.providers) {
             self.build_resource(keys, ctx, walk)?;
             if !walk.wanted {
-                if let Some((end, n)) = unwanted_instances(self.buf, list) {
+                if let Some((end, n, whole)) = unwanted_instances(self.buf, list) {
                     walk.instance_index = walk.instance_index.saturating_add(n);
                     walk.summary.skipped = walk.summary.skipped.saturating_add(n);
-                    walk.phase = Phase::Resources { first: false };
+                    walk.phase = match whole {
+                        true => Phase::Resources { first: false },
+                        false => Phase::Instances { first: false },
+                    };
                     return Ok(end);
                 }
             }
@@ -351,8 +378,15 @@ mod tests {
         );
         let (keys, _) = compact_keys(plain.as_bytes(), 0, &providers).unwrap();
         assert_eq!((keys.module, keys.mode), (None, Some("data")));
+        // Indented as Terraform writes state files.
+        let indented = pad(
+            "{\n  \"mode\": \"data\",\n  \"type\": \"t\",\n  \"name\": \"n\",\n  \"each\": \"map\",\n  \"provider\": \"provider.aws\",\n  \"instances\": [",
+        );
+        let (keys, list) = compact_keys(indented.as_bytes(), 0, &providers).unwrap();
+        assert_eq!((keys.type_name, keys.name), (Some("t"), Some("n")));
+        assert_eq!(indented.as_bytes()[list], b'[');
         for other in [
-            r#"{"mode": "data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
+            r#"{"mode" : "data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
             r#"{"mode":null,"type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
             r#"{"mode":"data","type":"t","name":"\u006e","provider":"provider.aws","instances":[]}"#,
             r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","each":"list","instances":[]}"#,
@@ -372,57 +406,67 @@ mod tests {
         assert!(compact_keys(cut, 0, &providers).is_none());
     }
 
-    /// The instances of an unwanted resource in compact form are stepped over in one go;
+    /// The instances of an unwanted resource are stepped over a unit\'s worth at a time;
     /// anything else is left to the walk.
     #[test]
-    fn unwanted_instances_take_the_compact_form_only() {
+    fn unwanted_instances_take_terraforms_form_only() {
         let at = |s: &str| unwanted_instances(s.as_bytes(), 0);
-        assert_eq!(at(r#"[{"a":"}"},{"b":[{}]}]},"#), Some((23, 2)));
-        assert_eq!(at(r#"[]}"#), Some((3, 0)));
-        assert_eq!(at(r#"[{"a":1}]}"#), Some((10, 1)));
+        assert_eq!(at(r#"[{"a":"}"},{"b":[{}]}]},"#), Some((23, 2, true)));
+        assert_eq!(at(r#"[]}"#), Some((3, 0, true)));
+        assert_eq!(at("[\n {\"a\":1}\n ]\n}"), Some((15, 1, true)));
+        assert_eq!(at("[ ] }"), Some((5, 0, true)));
+        // A unit\'s worth: the walk goes on at the comma after the last one.
+        let many = format!("[{}]}}", vec![r#"{"a":1}"#; 70].join(", "));
+        let end = 1 + RESOURCE_ITEMS * 9 - 2;
+        assert_eq!(at(&many), Some((end, RESOURCE_ITEMS as u64, false)));
+        assert_eq!(&many[end..end + 2], ", ");
         for other in [
-            r#"[ {"a":1}]}"#,
-            r#"[{"a":1} ]}"#,
             r#"[{"a":1}],"x":1}"#,
             r#"[{"a":1}]"#,
             r#"[{"a":1}"#,
             r#"[{"a":1"#,
             r#"[1]}"#,
             r#"[{"a":1},]}"#,
+            r#"[{"a":1}]]"#,
         ] {
             assert_eq!(at(other), None, "{other}");
         }
     }
 
-    /// A compact state (its resources read by `compact_keys` once the provider is known, the
-    /// instances of a type not wanted stepped over by `unwanted_instances`) reads as its
-    /// spaced twin (every resource by the general loop), whole and in small reads, with a
-    /// resource that strays from the form between them; with every type wanted and with one.
+    /// A state in Terraform\'s order, compact, spaced and indented (its resources read by
+    /// `compact_keys` once the provider is known, the instances of a type not wanted stepped
+    /// over by `unwanted_instances`, a unit\'s worth at a time), reads as its twin with a space
+    /// before every colon (every resource read by the general loop), whole and in small
+    /// reads, with a resource that strays from the form between them; with every type wanted
+    /// and with one.
     #[test]
-    fn a_compact_state_reads_as_its_spaced_twin() {
+    fn terraforms_form_reads_as_the_general_loop_reads() {
         let mut set = SchemaSet::new();
         set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
             .unwrap();
         let mut servers = set.clone();
         servers.only_types(["toy_server"]);
-        let state = |sep: &str| {
+        // `sep` after each comma and colon, `before` before each colon.
+        let state = |sep: &str, before: &str| {
+            let c = format!("{before}:{sep}");
             let resource = |ty: &str, module: &str, each: &str, name: &str, n: usize| {
                 let instance = format!(
                     r#"{{"schema_version":1,"attributes":{{"disk":[],"id":"{name}","name":"x","port":1,"tags":null}}}}"#
                 );
                 let instances = vec![instance; n].join(&format!(",{sep}"));
                 format!(
-                    r#"{{{module}"mode":{sep}"managed",{sep}"type":{sep}"{ty}",{sep}"name":{sep}"{name}",{sep}{each}"provider":{sep}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances":{sep}[{instances}]}}"#
+                    r#"{{{sep}{module}"mode"{c}"managed",{sep}"type"{c}"{ty}",{sep}"name"{c}"{name}",{sep}{each}"provider"{c}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances"{c}[{sep}{instances}{sep}]{sep}}}"#
                 )
             };
-            let module = format!(r#""module":{sep}"module.m",{sep}"#);
-            let each = format!(r#""each":{sep}"list",{sep}"#);
+            let module = format!(r#""module"{c}"module.m",{sep}"#);
+            let each = format!(r#""each"{c}"list",{sep}"#);
             let resources = [
                 resource("toy_server", "", "", "a", 1),
                 resource("toy_server", &module, &each, "b", 1),
                 resource("toy_other", "", &each, "e", 2),
                 resource("toy_server", "", &each, "c\\u0021", 1),
                 resource("toy_other", &module, "", "f", 0),
+                resource("toy_other", "", "", "g", 70),
                 resource("toy_server", &module, "", "d", 1),
             ];
             format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","))
@@ -446,9 +490,11 @@ mod tests {
             (summary.instances, summary.skipped, lines)
         };
         for set in [&set, &servers] {
-            let compact = read(set, &state(""), 1 << 16);
-            assert_eq!(compact, read(set, &state(" "), 1 << 16));
-            assert_eq!(compact, read(set, &state(""), 7));
+            let general = read(set, &state(" ", " "), 1 << 16);
+            for sep in ["", " ", "\n      "] {
+                assert_eq!(read(set, &state(sep, ""), 1 << 16), general, "{sep:?}");
+                assert_eq!(read(set, &state(sep, ""), 7), general, "{sep:?}");
+            }
         }
         let provider = r#"provider["registry.terraform.io/hashicorp/toy"]"#;
         let want = [
@@ -457,9 +503,12 @@ mod tests {
             format!("toy_server.c! {provider} true"),
             format!("module.m.toy_server.d {provider} true"),
         ];
-        assert_eq!(read(&servers, &state(""), 1 << 16), (4, 2, want.to_vec()));
-        let all = read(&set, &state(""), 1 << 16);
-        assert_eq!((all.0, all.1, all.2.len()), (6, 0, 6));
+        assert_eq!(
+            read(&servers, &state("", ""), 1 << 16),
+            (4, 72, want.to_vec())
+        );
+        let all = read(&set, &state("", ""), 1 << 16);
+        assert_eq!((all.0, all.1, all.2.len()), (76, 0, 76));
         assert_eq!(all.2[2], format!("toy_other.e {provider} false"));
     }
 }

@@ -2,8 +2,9 @@
 //! `StateReader` in one piece, in pieces the input picks, in place from memory
 //! (`StateReader::in_memory`) and on two threads (`visit_parallel`, streamed and in
 //! memory), and with a set that writes DUMPs (`SchemaSet::write_dumps`: the DUMP written
-//! straight), give the same instances, outcomes and values, or the same error;
-//! and, where `StateFile::parse` reads the file,
+//! straight), give the same instances, outcomes and values, or the same error; a set that
+//! wants one type (`SchemaSet::only_types`) likewise, and that type's instances of the whole
+//! read when the whole read succeeds; and, where `StateFile::parse` reads the file,
 //! what it gives (the reader's documented extra errors aside: a key repeated after a
 //! resource's `instances`, a `module` naming a module only after them, a second
 //! `resources`).
@@ -82,6 +83,42 @@ fn read_in_memory(set: &SchemaSet, text: &[u8]) -> Result<Vec<String>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// A set that wants only the type `a` picks: read in one piece, in pieces, in memory and on
+/// two threads, the same instances (those before an error too) and the same error; where
+/// the whole set reads the state, exactly that type's instances of that read.
+fn one_type_agrees(set: &SchemaSet, text: &[u8], (a, b): (u8, u8)) {
+    let wanted = ["null_resource", "null_data_source"][usize::from(a & 1)];
+    let mut only = set.clone();
+    only.only_types([wanted]);
+    let one_shot = read(&only, text, 1 << 16);
+    let pieces = Pieces {
+        data: text,
+        sizes: vec![1 + b as usize % 11, 1 + a as usize],
+        next: 0,
+    };
+    let chunked = read(&only, pieces, 1 + (a ^ b) as usize % 64);
+    assert_eq!(chunked, one_shot, "chunked read of one type differs");
+    let in_memory = read_in_memory(&only, text);
+    assert_eq!(in_memory, one_shot, "read of one type in memory differs");
+    parallel_agrees(&only, text, 1 << 20, &one_shot);
+    let mut typed = Vec::new();
+    let whole = StateReader::new(text).visit(set, &DecodeOptions::default(), |item, o| {
+        typed.push((item.resource.type_name.to_string(), line(item, o)));
+    });
+    if whole.is_ok() {
+        let want: Vec<String> = typed
+            .into_iter()
+            .filter(|(t, _)| t == wanted)
+            .map(|(_, l)| l)
+            .collect();
+        assert_eq!(
+            one_shot,
+            Ok(want),
+            "the read of one type is not that type's instances"
+        );
+    }
+}
+
 /// The check: `data[0..2]` pick the pieces, the rest is the state.
 pub fn state_chunks(data: &[u8]) {
     let Some((&[a, b], text)) = data.split_first_chunk::<2>() else {
@@ -128,6 +165,8 @@ pub fn state_chunks(data: &[u8]) {
     // The file read in parts of its bytes on two threads, the parts as small as the input
     // picks (every resource boundary near a part's start).
     parts_agree(&set, text, 1 + (b as usize) % 97, &one_shot);
+    // A set that wants one type, the other's instances stepped over undecoded.
+    one_type_agrees(&set, text, (a, b));
     // Where serde_json's envelope parse reads the file, the reader agrees.
     let Ok(s) = std::str::from_utf8(text) else {
         return;
