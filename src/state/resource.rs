@@ -382,9 +382,9 @@ mod tests {
         let indented = pad(
             "{\n  \"mode\": \"data\",\n  \"type\": \"t\",\n  \"name\": \"n\",\n  \"each\": \"map\",\n  \"provider\": \"provider.aws\",\n  \"instances\": [",
         );
-        let (keys, list) = compact_keys(indented.as_bytes(), 0, &providers).unwrap();
+        let (keys, at) = compact_keys(indented.as_bytes(), 0, &providers).unwrap();
         assert_eq!((keys.type_name, keys.name), (Some("t"), Some("n")));
-        assert_eq!(indented.as_bytes()[list], b'[');
+        assert_eq!(indented.as_bytes()[at], b'[');
         for other in [
             r#"{"mode" : "data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
             r#"{"mode":null,"type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
@@ -401,9 +401,12 @@ mod tests {
                 "{other}"
             );
         }
-        // Cut short: the general loop asks for more.
-        let cut = &ok.as_bytes()[..60];
-        assert!(compact_keys(cut, 0, &providers).is_none());
+        // Cut short anywhere before the `[` (a streamed read's buffer): left to the general
+        // loop, which asks for more.
+        for end in 1..=list {
+            let cut = &ok.as_bytes()[..end];
+            assert!(compact_keys(cut, 0, &providers).is_none(), "{end}");
+        }
     }
 
     /// The instances of an unwanted resource are stepped over a unit\'s worth at a time;
