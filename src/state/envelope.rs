@@ -95,6 +95,13 @@ impl Walk {
             stopped: None,
         }
     }
+
+    /// `n` instances of the resource being read stepped over, undecoded (its type not
+    /// wanted).
+    pub(super) fn stepped_over(&mut self, n: u64) {
+        self.instance_index = self.instance_index.saturating_add(n);
+        self.summary.skipped = self.summary.skipped.saturating_add(n);
+    }
 }
 
 /// One attempt at one unit, over the bytes read so far.
@@ -340,8 +347,7 @@ impl<'u> Unit<'u> {
             // brackets counted outside strings), not checked.
             return match tokens::object_end_counted(self.buf, i) {
                 Some(end) => {
-                    walk.instance_index = walk.instance_index.saturating_add(1);
-                    walk.summary.skipped = walk.summary.skipped.saturating_add(1);
+                    walk.stepped_over(1);
                     Ok(end)
                 }
                 None => Err(self.eof(self.buf.len())),

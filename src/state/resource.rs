@@ -1,5 +1,5 @@
 //! A resource's keys, read by the state reader's resource unit (`envelope.rs`): first in
-//! the order Terraform and OpenTofu write them (`compact_keys`: literal keys compared in
+//! the order Terraform and OpenTofu write them (`keys_in_order`: literal keys compared in
 //! place, plain strings, whitespace allowed between tokens), else one key at a time; the
 //! resource built from them ([`Unit::resource`]), its provider reference known by its bytes
 //! when the walk has seen it (`providers.rs`), the instances of a resource the set does not
@@ -52,7 +52,7 @@ impl ResourceKeys<'_> {
 }
 
 /// A resource's keys before `instances` in the order Terraform and OpenTofu write them
-/// (`writeStateV4`'s field order) from its `{` at `i`: `"module"` (optional), `"mode"`,
+/// (`writeStateV4`'s field order), compact or indented, from its `{` at `i`: `"module"` (optional), `"mode"`,
 /// `"type"`, `"name"`, `"each"` (optional, not kept) and `"provider"`, each key quoted and
 /// directly followed by its colon, each value a plain string (`tokens::plain_string`; the
 /// provider's one the walk has kept), then `"instances":[`; whitespace between the tokens, as
@@ -60,7 +60,7 @@ impl ResourceKeys<'_> {
 /// `[`; `None` for anything else, which the general loop of [`Unit::resource`] reads (and
 /// reads the same way).
 #[inline(always)]
-fn compact_keys<'u>(
+fn keys_in_order<'u>(
     buf: &'u [u8],
     i: usize,
     providers: &ProviderCache,
@@ -160,21 +160,9 @@ impl<'u> Unit<'u> {
     ) -> Result<usize, Stop> {
         let ctx = Ctx::Resource(walk.resource_index);
         self.object_at(i, ctx)?;
-        if let Some((keys, list)) = compact_keys(self.buf, i, &walk.providers) {
+        if let Some((keys, list)) = keys_in_order(self.buf, i, &walk.providers) {
             self.build_resource(keys, ctx, walk)?;
-            if !walk.wanted {
-                if let Some((end, n, whole)) = unwanted_instances(self.buf, list) {
-                    walk.instance_index = walk.instance_index.saturating_add(n);
-                    walk.summary.skipped = walk.summary.skipped.saturating_add(n);
-                    walk.phase = match whole {
-                        true => Phase::Resources { first: false },
-                        false => Phase::Instances { first: false },
-                    };
-                    return Ok(end);
-                }
-            }
-            walk.phase = Phase::Instances { first: true };
-            return Ok(self.rest_of_resource(list.wrapping_add(1), walk, bump, f));
+            return Ok(self.streamed_instances(list, walk, bump, f));
         }
         let mut keys = ResourceKeys::default();
         // Where the instances array of a resource read whole starts.
@@ -226,8 +214,7 @@ impl<'u> Unit<'u> {
                     }
                     if keys.complete() && instances_at.is_none() {
                         self.build_resource(keys, ctx, walk)?;
-                        walk.phase = Phase::Instances { first: true };
-                        return Ok(self.rest_of_resource(v.wrapping_add(1), walk, bump, f));
+                        return Ok(self.streamed_instances(v, walk, bump, f));
                     }
                     instances_at = Some(v);
                     j = self.skip(v)?;
@@ -242,6 +229,32 @@ impl<'u> Unit<'u> {
             *slot = s;
             j = end;
         }
+    }
+
+    /// The instances of a resource whose keys came first (read, and the resource built),
+    /// from their `[` at `list`: those of a type the set does not want stepped over a unit's
+    /// worth at a time ([`unwanted_instances`]), else read as far as this unit goes
+    /// ([`Unit::rest_of_resource`]). The position after what was read; the walk's phase is
+    /// the one after it.
+    fn streamed_instances<F: Visit>(
+        &self,
+        list: usize,
+        walk: &mut Walk,
+        bump: &mut Bump,
+        f: &mut F,
+    ) -> usize {
+        if !walk.wanted {
+            if let Some((end, n, whole)) = unwanted_instances(self.buf, list) {
+                walk.stepped_over(n);
+                walk.phase = match whole {
+                    true => Phase::Resources { first: false },
+                    false => Phase::Instances { first: false },
+                };
+                return end;
+            }
+        }
+        walk.phase = Phase::Instances { first: true };
+        self.rest_of_resource(list.wrapping_add(1), walk, bump, f)
     }
 
     /// A streamed resource's instances and tail keys from `pos`, read in this unit as far as
@@ -354,9 +367,9 @@ mod tests {
     use crate::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
     use crate::DecodeOptions;
 
-    /// The compact form is read in one go; anything else is left to the general loop.
+    /// Terraform's order is read in one go; anything else is left to the general loop.
     #[test]
-    fn compact_keys_take_terraforms_order_only() {
+    fn keys_in_order_take_terraforms_order_only() {
         let mut providers = ProviderCache::default();
         providers
             .set(&mut empty_resource(), "provider.aws", br#""provider.aws""#)
@@ -366,7 +379,7 @@ mod tests {
         let ok = pad(
             r#"{"module":"module.a","mode":"managed","type":"aws_x","name":"n","each":"list","provider":"provider.aws","instances":[]}"#,
         );
-        let (keys, list) = compact_keys(ok.as_bytes(), 0, &providers).unwrap();
+        let (keys, list) = keys_in_order(ok.as_bytes(), 0, &providers).unwrap();
         assert_eq!(
             (keys.module, keys.mode, keys.type_name, keys.name),
             (Some("module.a"), Some("managed"), Some("aws_x"), Some("n"))
@@ -376,13 +389,13 @@ mod tests {
         let plain = pad(
             r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
         );
-        let (keys, _) = compact_keys(plain.as_bytes(), 0, &providers).unwrap();
+        let (keys, _) = keys_in_order(plain.as_bytes(), 0, &providers).unwrap();
         assert_eq!((keys.module, keys.mode), (None, Some("data")));
         // Indented as Terraform writes state files.
         let indented = pad(
             "{\n  \"mode\": \"data\",\n  \"type\": \"t\",\n  \"name\": \"n\",\n  \"each\": \"map\",\n  \"provider\": \"provider.aws\",\n  \"instances\": [",
         );
-        let (keys, at) = compact_keys(indented.as_bytes(), 0, &providers).unwrap();
+        let (keys, at) = keys_in_order(indented.as_bytes(), 0, &providers).unwrap();
         assert_eq!((keys.type_name, keys.name), (Some("t"), Some("n")));
         assert_eq!(indented.as_bytes()[at], b'[');
         for other in [
@@ -397,7 +410,7 @@ mod tests {
             r#"{"type":"t","mode":"data","name":"n","provider":"provider.aws","instances":[]}"#,
         ] {
             assert!(
-                compact_keys(pad(other).as_bytes(), 0, &providers).is_none(),
+                keys_in_order(pad(other).as_bytes(), 0, &providers).is_none(),
                 "{other}"
             );
         }
@@ -405,7 +418,7 @@ mod tests {
         // loop, which asks for more.
         for end in 1..=list {
             let cut = &ok.as_bytes()[..end];
-            assert!(compact_keys(cut, 0, &providers).is_none(), "{end}");
+            assert!(keys_in_order(cut, 0, &providers).is_none(), "{end}");
         }
     }
 
@@ -437,7 +450,7 @@ mod tests {
     }
 
     /// A state in Terraform\'s order, compact, spaced and indented (its resources read by
-    /// `compact_keys` once the provider is known, the instances of a type not wanted stepped
+    /// `keys_in_order` once the provider is known, the instances of a type not wanted stepped
     /// over by `unwanted_instances`, a unit\'s worth at a time), reads as its twin with a space
     /// before every colon (every resource read by the general loop), whole and in small
     /// reads, with a resource that strays from the form between them; with every type wanted
