@@ -25,6 +25,7 @@ mod extent;
 mod items;
 mod key_order;
 mod number;
+mod pairs;
 mod picks;
 pub(crate) mod plain;
 mod scan;

@@ -6,6 +6,7 @@
 
 use super::counted::container_end_counted;
 use super::number::number;
+use super::pairs::{compact_pairs, RunEnd};
 use super::scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
 use super::string::{check_string_body, scan_string};
 use super::token_skip::container_end;
@@ -80,15 +81,25 @@ pub(super) fn skip(
                     }
                     let object = c == b'{';
                     stack.push(object);
+                    let open = i;
                     // (Steps over bytes just read: see `scan.rs` on positions.)
                     i = ws(buf, i.wrapping_add(1));
                     if buf.get(i) == Some(if object { &b'}' } else { &b']' }) {
                         stack.pop();
                         i = i.wrapping_add(1);
-                    } else {
-                        if object {
-                            i = skip_key(buf, i)?;
+                    } else if object {
+                        let compact = i == open.wrapping_add(1);
+                        match object_pairs(buf, i, compact, stack.len() < depth)? {
+                            Next::Value(v) => {
+                                i = v;
+                                continue 'value;
+                            }
+                            Next::Closed(c) => {
+                                stack.pop();
+                                i = c;
+                            }
                         }
+                    } else {
                         continue 'value;
                     }
                 }
@@ -106,7 +117,15 @@ pub(super) fn skip(
                 Some(b',') => {
                     i = i.wrapping_add(1);
                     if object {
-                        i = skip_key(buf, ws(buf, i))?;
+                        let compact = buf.get(i) == Some(&b'"');
+                        match object_pairs(buf, i, compact, stack.len() < depth)? {
+                            Next::Value(v) => i = v,
+                            Next::Closed(c) => {
+                                stack.pop();
+                                i = c;
+                                continue;
+                            }
+                        }
                     }
                     continue 'value;
                 }
@@ -118,6 +137,32 @@ pub(super) fn skip(
             }
         }
     }
+}
+
+/// Where [`object_pairs`] leaves a skipped object.
+enum Next {
+    /// At a pair's value (its key read).
+    Value(usize),
+    /// After the object's `}`.
+    Closed(usize),
+}
+
+/// The pairs of a skipped object from `i` (a key, after `{` or a comma; whitespace allowed
+/// before it): in `compact` form (the key's quote right after the bracket or comma) a run of
+/// plain pairs a window at a time (`pairs.rs`), then the key the run stops at, if any, read
+/// here; `empty` says whether `[]` and `{}` are within the depth limit.
+#[inline(always)]
+fn object_pairs(buf: &[u8], i: usize, compact: bool, empty: bool) -> Result<Next, Pending> {
+    let end = if compact {
+        compact_pairs(buf, i, empty).0
+    } else {
+        RunEnd::Key(i)
+    };
+    Ok(match end {
+        RunEnd::Key(k) => Next::Value(skip_key(buf, ws(buf, k))?),
+        RunEnd::Value(v) => Next::Value(v),
+        RunEnd::Closed(c) => Next::Closed(c),
+    })
 }
 
 /// A key and its colon, in a skipped object.
@@ -207,5 +252,58 @@ mod tests {
         assert_eq!(sk(&bad, &mut st), Err((ErrorKind::InvalidUtf8, 44)));
         assert_eq!(sk("[[", &mut st), Err((ErrorKind::Eof, 2)));
         assert_eq!(sk(&"[".repeat(11), &mut st), Err((ErrorKind::Limit, 10)));
+    }
+
+    /// Objects long enough for the runs of compact pairs (`pairs.rs`): the same ends and the
+    /// same faults, at the same offsets, as a pair at a time.
+    #[test]
+    fn runs_of_pairs_skip_as_pairs_at_a_time_do() {
+        let bump = bumpalo::Bump::new();
+        let mut st = BumpVec::new_in(&bump);
+        let mut sk = |s: &str, depth: usize| {
+            skip(s.as_bytes(), 0, &mut st, depth, 10).map_err(|p| (p.0 .0, p.0 .1))
+        };
+        let pairs = r#""ami":"ami-0697b068b80d79421","count":1,"zero":0,"gone":null,"#.to_owned()
+            + r#""on":true,"off":false,"list":[],"map":{},"arn":"arn:aws:ec2:eu-west-3:0470"#
+            + r#"81014315:instance/i-0d3650a23f4e45dc0","nested":[{"a":"b","c":[1,2]}],"#;
+        let pad = " ".repeat(70);
+        let ok = format!("{{{pairs}\"last\":\"x\"}}");
+        // The same objects with a space after each comma (no run), as the reference.
+        let spaced = ok.replace(",\"", ", \"");
+        for (text, expect) in [(&ok, ok.len()), (&spaced, spaced.len())] {
+            assert_eq!(sk(&format!("{text}{pad}"), 10), Ok(expect), "{text}");
+            assert_eq!(sk(&format!("[{text},{text}]{pad}"), 10), Ok(2 * expect + 3));
+        }
+        // Faults inside what a run would take, found where they are.
+        let at = |s: &str, needle: &str| s.find(needle).unwrap();
+        for (bad, kind, offset) in [
+            (
+                ok.replace("ami-06", "ami\u{1}06"),
+                ErrorKind::Syntax,
+                "\u{1}",
+            ),
+            (ok.replace(":null", ":nul "), ErrorKind::Syntax, "nul "),
+            (ok.replace(":1,", ":01,"), ErrorKind::Syntax, "01,"),
+            (ok.replace(":true", ":tru"), ErrorKind::Syntax, "tru"),
+            (ok.replace("\"on\":", "\"on\" "), ErrorKind::Syntax, "true"),
+            (ok.replace(",\"off", ",,\"off"), ErrorKind::Syntax, ",\"off"),
+            (
+                ok.replace("\"map\":{}", "\"map\":{]"),
+                ErrorKind::Syntax,
+                "],\"arn",
+            ),
+        ] {
+            let found = sk(&format!("{bad}{pad}"), 10);
+            let want = at(&bad, offset);
+            assert_eq!(found.map_err(|e| e.0), Err(kind), "{bad}");
+            assert_eq!(found.unwrap_err().1, want, "{bad}");
+        }
+        // At the depth limit an empty list inside the object is one level too deep.
+        assert_eq!(
+            sk(&format!("{ok}{pad}"), 1),
+            Err((ErrorKind::Limit, at(&ok, "[]")))
+        );
+        let flat = ok.replace("[{\"a\":\"b\",\"c\":[1,2]}]", "2");
+        assert_eq!(sk(&format!("{flat}{pad}"), 2), Ok(flat.len()));
     }
 }
