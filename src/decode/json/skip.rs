@@ -2,7 +2,9 @@
 //! every string, number and literal checked as a decode would, without recursion and without
 //! building anything. [`skip_whole`], for values that may be large (a whole document, a state's
 //! values), tries the two-stage skip (`token_skip.rs`) on containers first; when that one is
-//! not sure, [`skip`] walks the value again and names the fault.
+//! not sure, [`skip`] walks the value again and names the fault. [`skip`] steps over an
+//! object's compact pairs of plain values a window at a time (`pairs.rs`) and over anything
+//! else a token at a time.
 
 use super::counted::container_end_counted;
 use super::number::number;
