@@ -25,16 +25,64 @@ pub(super) enum RunEnd {
     Closed(usize),
 }
 
+/// How a run classifies its windows: an instruction set.
+pub(super) trait Classifier: Copy {
+    /// The window's quotes and its stop bytes (`\\`, bytes below 0x20, bytes from 0x80), bit
+    /// `i` for byte `i`.
+    fn masks(self, w: &[u8; WINDOW]) -> (u64, u64);
+}
+
+/// The classifier every CPU has: SSE2 on x86-64 (its baseline), a byte loop elsewhere.
+#[derive(Clone, Copy)]
+pub(super) struct Baseline;
+
+impl Classifier for Baseline {
+    #[inline(always)]
+    fn masks(self, w: &[u8; WINDOW]) -> (u64, u64) {
+        window_masks(w)
+    }
+}
+
+/// The AVX2 classifier: a value exists only where the CPU has AVX2 ([`Avx2::new`]).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct Avx2(());
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// The AVX2 classifier.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2.
+    pub(super) unsafe fn new() -> Avx2 {
+        Avx2(())
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Classifier for Avx2 {
+    #[inline(always)]
+    fn masks(self, w: &[u8; WINDOW]) -> (u64, u64) {
+        // SAFETY: an `Avx2` is made only where the CPU has AVX2 (`Avx2::new`).
+        unsafe { window_masks_avx2(w) }
+    }
+}
+
 /// Steps over the pairs of an object in compact form from `at` (the opening quote of a key,
 /// after `{` or a comma) while each is a pair with a plain key and a plain value followed by
 /// a comma or the object's `}`; `empty` says whether `[]` and `{}` may be stepped over (not at
-/// the depth limit). Returns where the run ends and the number of pairs stepped over (not
+/// the depth limit); `classifier` classifies the windows. Returns where the run ends and the number of pairs stepped over (not
 /// counting the one whose value [`RunEnd::Value`] leaves to the caller).
 #[inline(always)]
-pub(super) fn compact_pairs(buf: &[u8], mut at: usize, empty: bool) -> (RunEnd, u32) {
+pub(super) fn compact_pairs<C: Classifier>(
+    buf: &[u8],
+    mut at: usize,
+    empty: bool,
+    classifier: C,
+) -> (RunEnd, u32) {
     let mut pairs = 0u32;
     while let Some(w) = buf.get(at..).and_then(|s| s.first_chunk::<WINDOW>()) {
-        let (quotes, stops) = window_masks(w);
+        let (quotes, stops) = classifier.masks(w);
         let (taken, n, end) = window_pairs(w, quotes, stops, empty);
         pairs = pairs.wrapping_add(n);
         // Positions in the window (at most 65): within `buf`'s length plus one.
@@ -160,7 +208,8 @@ fn window_masks(w: &[u8; WINDOW]) -> (u64, u64) {
             // `min(x, 0x1f) == x`: x <= 0x1f, unsigned.
             let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
             let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-            let s = _mm_movemask_epi8(_mm_or_si128(control, backslash)) | _mm_movemask_epi8(x);
+            // (A byte from 0x80 has its high bit set, as the compares' matches have.)
+            let s = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(control, backslash), x));
             (_mm_movemask_epi8(q), s)
         };
         // (Each mask holds 16 bits; `k` < 4.)
@@ -169,6 +218,53 @@ fn window_masks(w: &[u8; WINDOW]) -> (u64, u64) {
         stops |= u64::from(s as u16) << shift;
     }
     (quotes, stops)
+}
+
+/// [`window_masks`] with two 32-byte AVX2 compares of each kind.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn window_masks_avx2(w: &[u8; WINDOW]) -> (u64, u64) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8,
+    };
+    // SAFETY: the CPU has AVX2 (the caller's contract); the loads read the window's two
+    // halves (offsets 0 and 32 of 64 bytes), and unaligned loads are allowed.
+    unsafe {
+        let lo = _mm256_loadu_si256(w.as_ptr().cast::<__m256i>());
+        let hi = _mm256_loadu_si256(w.as_ptr().add(32).cast::<__m256i>());
+        let quote = _mm256_set1_epi8(b'"' as i8);
+        let backslash = _mm256_set1_epi8(b'\\' as i8);
+        let top_control = _mm256_set1_epi8(0x1f);
+        // (No closure: a closure would not inherit the target feature.)
+        let q_lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, quote)) as u32;
+        let q_hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, quote)) as u32;
+        // `min(x, 0x1f) == x`: x <= 0x1f, unsigned; a byte from 0x80 has its high bit set.
+        let s_lo = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_cmpeq_epi8(_mm256_min_epu8(lo, top_control), lo),
+                _mm256_cmpeq_epi8(lo, backslash),
+            ),
+            lo,
+        );
+        let s_hi = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_cmpeq_epi8(_mm256_min_epu8(hi, top_control), hi),
+                _mm256_cmpeq_epi8(hi, backslash),
+            ),
+            hi,
+        );
+        let s_lo = _mm256_movemask_epi8(s_lo) as u32;
+        let s_hi = _mm256_movemask_epi8(s_hi) as u32;
+        (
+            u64::from(q_lo) | u64::from(q_hi) << 32,
+            u64::from(s_lo) | u64::from(s_hi) << 32,
+        )
+    }
 }
 
 /// The window's quotes and its stop bytes (portable form).
@@ -273,6 +369,12 @@ mod tests {
                 };
             }
             assert_eq!(window_masks(&w), window_masks_naive(&w), "{w:?}");
+            #[cfg(all(target_arch = "x86_64", not(miri)))]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked just now).
+                let avx2 = unsafe { Avx2::new() };
+                assert_eq!(avx2.masks(&w), window_masks_naive(&w), "{w:?}");
+            }
         }
     }
 
@@ -350,7 +452,11 @@ mod tests {
             let at = pad.len();
             let empty = round % 3 != 0;
             let b = buf.as_bytes();
-            assert_eq!(compact_pairs(b, at, empty), naive(b, at, empty), "{buf}");
+            assert_eq!(
+                compact_pairs(b, at, empty, Baseline),
+                naive(b, at, empty),
+                "{buf}"
+            );
         }
     }
 
@@ -358,7 +464,7 @@ mod tests {
     fn runs_end_where_they_must() {
         let run = |s: &str, empty: bool| {
             let buf = format!("{s}{}", " ".repeat(WINDOW));
-            compact_pairs(buf.as_bytes(), 0, empty)
+            compact_pairs(buf.as_bytes(), 0, empty, Baseline)
         };
         // Every plain kind of value, then the object's end.
         let all = r#""a":"x","b":null,"c":true,"d":false,"e":0,"f":123,"g":[],"h":{}}"#;

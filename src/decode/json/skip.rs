@@ -8,8 +8,12 @@
 
 use super::counted::container_end_counted;
 use super::number::number;
-use super::pairs::{compact_pairs, RunEnd};
+#[cfg(target_arch = "x86_64")]
+use super::pairs::Avx2;
+use super::pairs::{compact_pairs, Baseline, Classifier, RunEnd};
 use super::scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
+#[cfg(target_arch = "x86_64")]
+use super::simd::{Isa, Level};
 use super::string::{check_string_body, scan_string};
 use super::token_skip::container_end;
 use crate::decode::common::Pending;
@@ -59,10 +63,49 @@ fn small(buf: &[u8], i: usize) -> bool {
 /// [`ErrorKind::Limit`]: crate::error::ErrorKind::Limit
 pub(super) fn skip(
     buf: &[u8],
+    i: usize,
+    stack: &mut BumpVec<'_, bool>,
+    depth: usize,
+    max_depth: u32,
+) -> Result<usize, Pending> {
+    #[cfg(target_arch = "x86_64")]
+    if Level::current().isa() >= Isa::Avx2 {
+        // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2 and
+        // LZCNT (`Level::all_available`).
+        return unsafe { skip_avx2(buf, i, stack, depth, max_depth) };
+    }
+    skip_body(buf, i, stack, depth, max_depth, Baseline)
+}
+
+/// [`skip`] compiled for AVX2 (the window classification and the bit steps of `pairs.rs`
+/// gain most: `perf/optimizations.md`, S43).
+///
+/// # Safety
+/// The CPU supports AVX2, BMI1, BMI2 and LZCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt")]
+unsafe fn skip_avx2(
+    buf: &[u8],
+    i: usize,
+    stack: &mut BumpVec<'_, bool>,
+    depth: usize,
+    max_depth: u32,
+) -> Result<usize, Pending> {
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    let avx2 = unsafe { Avx2::new() };
+    skip_body(buf, i, stack, depth, max_depth, avx2)
+}
+
+/// The body of [`skip`], compiled once per instruction set (`classifier`'s for the windows
+/// of pairs).
+#[inline(always)]
+fn skip_body<C: Classifier>(
+    buf: &[u8],
     mut i: usize,
     stack: &mut BumpVec<'_, bool>,
     depth: usize,
     max_depth: u32,
+    classifier: C,
 ) -> Result<usize, Pending> {
     stack.clear();
     'value: loop {
@@ -91,7 +134,7 @@ pub(super) fn skip(
                         i = i.wrapping_add(1);
                     } else if object {
                         let compact = i == open.wrapping_add(1);
-                        match object_pairs(buf, i, compact, stack.len() < depth)? {
+                        match object_pairs(buf, i, compact, stack.len() < depth, classifier)? {
                             Next::Value(v) => {
                                 i = v;
                                 continue 'value;
@@ -120,7 +163,7 @@ pub(super) fn skip(
                     i = i.wrapping_add(1);
                     if object {
                         let compact = buf.get(i) == Some(&b'"');
-                        match object_pairs(buf, i, compact, stack.len() < depth)? {
+                        match object_pairs(buf, i, compact, stack.len() < depth, classifier)? {
                             Next::Value(v) => i = v,
                             Next::Closed(c) => {
                                 stack.pop();
@@ -154,9 +197,15 @@ enum Next {
 /// plain pairs a window at a time (`pairs.rs`), then the key the run stops at, if any, read
 /// here; `empty` says whether `[]` and `{}` are within the depth limit.
 #[inline(always)]
-fn object_pairs(buf: &[u8], i: usize, compact: bool, empty: bool) -> Result<Next, Pending> {
+fn object_pairs<C: Classifier>(
+    buf: &[u8],
+    i: usize,
+    compact: bool,
+    empty: bool,
+    classifier: C,
+) -> Result<Next, Pending> {
     let end = if compact {
-        compact_pairs(buf, i, empty).0
+        compact_pairs(buf, i, empty, classifier).0
     } else {
         RunEnd::Key(i)
     };
