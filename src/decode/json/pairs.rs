@@ -3,10 +3,13 @@
 //! ASCII) are classified once, and each pair is then found from the quote mask by bit steps —
 //! no string scanned on its own, no load waiting on the last string's end. The values taken
 //! are the plain ones that make up most of a state: a string of plain ASCII, `null`, `true`,
-//! `false`, an integer, and the empty `[]` and `{}`. A run ends before the first pair it
-//! cannot take (any other value, whitespace, an escape, a byte not ASCII, an object's last
-//! pair, a pair across the input's last 64 bytes), which the caller's own loop then reads
-//! and, if it is faulty, names. Everything stepped over is valid JSON as serde_json reads it.
+//! `false`, a non-negative integer without fraction or exponent, and the empty `[]` and `{}`,
+//! each followed by a comma and the next key's quote, or by the object's `}` (which the run
+//! takes too). A run stops at a key it cannot read (an escape, a byte not ASCII, whitespace
+//! before the colon, a pair across the input's last 64 bytes), or after a plain key whose
+//! value it does not take (any other value, or one followed by anything else), and the
+//! caller's own loop reads on from there and, if the input is faulty, names the fault.
+//! Everything stepped over is valid JSON as serde_json reads it.
 
 /// Bytes classified at a time.
 const WINDOW: usize = 64;
@@ -18,8 +21,8 @@ pub(super) enum RunEnd {
     /// a key should): the caller reads the pair.
     Key(usize),
     /// At the value of a pair whose key (plain, quoted, with its colon) the run read, when
-    /// the value is not one it steps over; the value may be anything, or faulty, and the
-    /// caller reads it.
+    /// the value is not one it steps over, or is not followed by a comma and a key's quote
+    /// or by `}`; the value may be anything, or faulty, and the caller reads it.
     Value(usize),
     /// After the `}` that closes the object, its last pair stepped over.
     Closed(usize),
@@ -40,6 +43,17 @@ impl Classifier for Baseline {
     #[inline(always)]
     fn masks(self, w: &[u8; WINDOW]) -> (u64, u64) {
         window_masks(w)
+    }
+}
+
+/// The byte loop (the scalar level, `TFWIRE_SIMD=scalar`, and the oracle of the others).
+#[derive(Clone, Copy)]
+pub(super) struct Portable;
+
+impl Classifier for Portable {
+    #[inline(always)]
+    fn masks(self, w: &[u8; WINDOW]) -> (u64, u64) {
+        window_masks_naive(w)
     }
 }
 
@@ -68,11 +82,12 @@ impl Classifier for Avx2 {
     }
 }
 
-/// Steps over the pairs of an object in compact form from `at` (the opening quote of a key,
-/// after `{` or a comma) while each is a pair with a plain key and a plain value followed by
-/// a comma or the object's `}`; `empty` says whether `[]` and `{}` may be stepped over (not at
-/// the depth limit); `classifier` classifies the windows. Returns where the run ends and the number of pairs stepped over (not
-/// counting the one whose value [`RunEnd::Value`] leaves to the caller).
+/// Steps over the pairs of an object in compact form from `at` (after `{` or a comma, where
+/// a key's quote should be: anything else ends the run at once) while each is a pair with a
+/// plain key and a plain value followed by a comma or the object's `}`; `empty` says whether
+/// `[]` and `{}` may be stepped over (not at the depth limit); `classifier` classifies the
+/// windows. Returns where the run ends and the number of pairs stepped over (not counting the
+/// one whose value [`RunEnd::Value`] leaves to the caller).
 #[inline(always)]
 pub(super) fn compact_pairs<C: Classifier>(
     buf: &[u8],
@@ -85,7 +100,7 @@ pub(super) fn compact_pairs<C: Classifier>(
         let (quotes, stops) = classifier.masks(w);
         let (taken, n, end) = window_pairs(w, quotes, stops, empty);
         pairs = pairs.wrapping_add(n);
-        // Positions in the window (at most 65): within `buf`'s length plus one.
+        // Positions in the window (at most 64): within `buf`'s length.
         match end {
             WindowEnd::Pair if taken > 0 => at = at.wrapping_add(taken),
             WindowEnd::Pair => break,
@@ -267,14 +282,13 @@ unsafe fn window_masks_avx2(w: &[u8; WINDOW]) -> (u64, u64) {
     }
 }
 
-/// The window's quotes and its stop bytes (portable form).
+/// The window's quotes and its stop bytes (without SSE2: a byte at a time).
 #[cfg(not(target_arch = "x86_64"))]
 fn window_masks(w: &[u8; WINDOW]) -> (u64, u64) {
     window_masks_naive(w)
 }
 
-/// The naive oracle of [`window_masks`].
-#[cfg(any(test, not(target_arch = "x86_64")))]
+/// [`window_masks`] a byte at a time (its oracle).
 fn window_masks_naive(w: &[u8; WINDOW]) -> (u64, u64) {
     let (mut quotes, mut stops) = (0u64, 0u64);
     for (i, &b) in w.iter().enumerate() {

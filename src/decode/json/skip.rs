@@ -10,9 +10,8 @@ use super::counted::container_end_counted;
 use super::number::number;
 #[cfg(target_arch = "x86_64")]
 use super::pairs::Avx2;
-use super::pairs::{compact_pairs, Baseline, Classifier, RunEnd};
+use super::pairs::{compact_pairs, Baseline, Classifier, Portable, RunEnd};
 use super::scan::{bad_separator, colon, expected, literal, too_deep, unexpected, ws};
-#[cfg(target_arch = "x86_64")]
 use super::simd::{Isa, Level};
 use super::string::{check_string_body, scan_string};
 use super::token_skip::container_end;
@@ -55,7 +54,8 @@ fn small(buf: &[u8], i: usize) -> bool {
 }
 
 /// Skips the whole JSON value at `i` (whitespace allowed before it), validating it, without
-/// recursion, a token at a time (strings a block at a time): `stack` (reused) holds one entry
+/// recursion, a token at a time (strings a block at a time; an object's compact pairs of
+/// plain values a window at a time, `pairs.rs`): `stack` (reused) holds one entry
 /// per open container (`true` for an object). Opening more than `depth` containers is a
 /// [`ErrorKind::Limit`] error (`max_depth` is the limit named in the message). Returns the
 /// position after the value.
@@ -68,13 +68,17 @@ pub(super) fn skip(
     depth: usize,
     max_depth: u32,
 ) -> Result<usize, Pending> {
-    #[cfg(target_arch = "x86_64")]
-    if Level::current().isa() >= Isa::Avx2 {
-        // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2 and
-        // LZCNT (`Level::all_available`).
-        return unsafe { skip_avx2(buf, i, stack, depth, max_depth) };
+    match Level::current().isa() {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 | Isa::Avx512 => {
+            // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2
+            // and LZCNT (`Level::all_available`).
+            unsafe { skip_avx2(buf, i, stack, depth, max_depth) }
+        }
+        // (`TFWIRE_SIMD=scalar`: no SIMD in the windows either.)
+        Isa::Scalar => skip_body(buf, i, stack, depth, max_depth, Portable),
+        _ => skip_body(buf, i, stack, depth, max_depth, Baseline),
     }
-    skip_body(buf, i, stack, depth, max_depth, Baseline)
 }
 
 /// [`skip`] compiled for AVX2 (the window classification and the bit steps of `pairs.rs`
@@ -276,6 +280,7 @@ fn skip_string(buf: &[u8], at: usize) -> Result<usize, Pending> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::test_rng::next;
 
     #[test]
     fn skips() {
@@ -356,5 +361,108 @@ mod tests {
         );
         let flat = ok.replace("[{\"a\":\"b\",\"c\":[1,2]}]", "2");
         assert_eq!(sk(&format!("{flat}{pad}"), 2), Ok(flat.len()));
+    }
+
+    /// A classifier that finds nothing: every run ends where it starts, so the skip reads a
+    /// token at a time, as it did before the runs (the reference of the test below).
+    #[derive(Clone, Copy)]
+    struct NoRun;
+
+    impl Classifier for NoRun {
+        fn masks(self, _: &[u8; 64]) -> (u64, u64) {
+            (0, u64::MAX)
+        }
+    }
+
+    /// A random JSON value in compact form, mostly what the runs take, some of what they
+    /// leave to the skip.
+    fn value(x: &mut u64, depth: u32, out: &mut String) {
+        const SCALARS: [&str; 16] = [
+            "\"v\"",
+            "\"\"",
+            "\"t3.nano\"",
+            "null",
+            "true",
+            "false",
+            "0",
+            "7",
+            "100",
+            "[]",
+            "{}",
+            "-1",
+            "1.5",
+            "\"caf\u{e9}\"",
+            "\"a\\\"b\"",
+            "\"\\u00e9\"",
+        ];
+        let r = next(x);
+        match r % 8 {
+            0 | 1 if depth > 0 => {
+                out.push('{');
+                for k in 0..(r >> 8) % 7 {
+                    if k > 0 {
+                        out.push(',');
+                    }
+                    let key = (r >> (12 + k)) % 5;
+                    out.push_str(&format!("\"key_{}\":", "x".repeat(key as usize * 3)));
+                    value(x, depth - 1, out);
+                }
+                out.push('}');
+            }
+            2 if depth > 0 => {
+                out.push('[');
+                for k in 0..(r >> 8) % 4 {
+                    if k > 0 {
+                        out.push(',');
+                    }
+                    value(x, depth - 1, out);
+                }
+                out.push(']');
+            }
+            3 => out.push_str(&format!("\"{}\"", "s".repeat((r >> 8) as usize % 90))),
+            _ => out.push_str(SCALARS[(r >> 8) as usize % SCALARS.len()]),
+        }
+    }
+
+    /// The skip with its runs (each classifier) against the skip without them, on random
+    /// documents and their mutants: the same end, or the same fault at the same offset.
+    #[test]
+    fn runs_change_no_outcome() {
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let bytes = [
+            b'"', b'\\', b',', b'}', b']', b':', b' ', 0x01, 0xff, b'0', b'{',
+        ];
+        for _ in 0..crate::test_rng::rounds(4_000, 20) {
+            let mut doc = String::new();
+            value(&mut x, 4, &mut doc);
+            let mut doc = doc.into_bytes();
+            if next(&mut x).is_multiple_of(2) && !doc.is_empty() {
+                let at = next(&mut x) as usize % doc.len();
+                doc[at] = bytes[next(&mut x) as usize % bytes.len()];
+            }
+            doc.extend_from_slice(&[b' '; 70]);
+            let depth = 1 + next(&mut x) as usize % 4;
+            let reference = run_with(&doc, depth, NoRun);
+            let text = String::from_utf8_lossy(&doc);
+            assert_eq!(run_with(&doc, depth, Baseline), reference, "{text}");
+            assert_eq!(run_with(&doc, depth, Portable), reference);
+            #[cfg(all(target_arch = "x86_64", not(miri)))]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked just now).
+                let avx2 = unsafe { crate::decode::json::pairs::Avx2::new() };
+                assert_eq!(run_with(&doc, depth, avx2), reference);
+            }
+        }
+    }
+
+    /// [`skip_body`] of `doc` with classifier `c`: its end, or its fault's kind and offset.
+    fn run_with<C: Classifier>(
+        doc: &[u8],
+        depth: usize,
+        c: C,
+    ) -> Result<usize, (ErrorKind, usize)> {
+        let bump = bumpalo::Bump::new();
+        let mut st = BumpVec::new_in(&bump);
+        skip_body(doc, 0, &mut st, depth, 9, c).map_err(|p| (p.0 .0, p.0 .1))
     }
 }
