@@ -68,21 +68,22 @@ pub(super) fn skip(
     depth: usize,
     max_depth: u32,
 ) -> Result<usize, Pending> {
+    let limits = (depth, max_depth);
     match Level::current().isa() {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 | Isa::Avx512 => {
             // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2
             // and LZCNT (`Level::all_available`).
-            unsafe { skip_avx2(buf, i, stack, depth, max_depth) }
+            unsafe { skip_avx2(buf, i, stack, limits) }
         }
         // (`TFWIRE_SIMD=scalar`: no SIMD in the windows either.)
-        Isa::Scalar => skip_body(buf, i, stack, depth, max_depth, Portable),
-        _ => skip_body(buf, i, stack, depth, max_depth, Baseline),
+        Isa::Scalar => skip_body(buf, i, stack, limits, Portable),
+        _ => skip_body(buf, i, stack, limits, Baseline),
     }
 }
 
 /// [`skip`] compiled for AVX2 (the window classification and the bit steps of `pairs.rs`
-/// gain most: `perf/optimizations.md`, S43).
+/// gain most: `perf/optimizations.md`, S43); `limits` is `(depth, max_depth)`.
 ///
 /// # Safety
 /// The CPU supports AVX2, BMI1, BMI2 and LZCNT.
@@ -92,25 +93,24 @@ unsafe fn skip_avx2(
     buf: &[u8],
     i: usize,
     stack: &mut BumpVec<'_, bool>,
-    depth: usize,
-    max_depth: u32,
+    limits: (usize, u32),
 ) -> Result<usize, Pending> {
     // SAFETY: the CPU has AVX2 (this function's contract).
     let avx2 = unsafe { Avx2::new() };
-    skip_body(buf, i, stack, depth, max_depth, avx2)
+    skip_body(buf, i, stack, limits, avx2)
 }
 
 /// The body of [`skip`], compiled once per instruction set (`classifier`'s for the windows
-/// of pairs).
+/// of pairs); `limits` is `(depth, max_depth)`.
 #[inline(always)]
 fn skip_body<C: Classifier>(
     buf: &[u8],
     mut i: usize,
     stack: &mut BumpVec<'_, bool>,
-    depth: usize,
-    max_depth: u32,
+    limits: (usize, u32),
     classifier: C,
 ) -> Result<usize, Pending> {
+    let (depth, max_depth) = limits;
     stack.clear();
     'value: loop {
         i = ws(buf, i);
@@ -463,6 +463,6 @@ mod tests {
     ) -> Result<usize, (ErrorKind, usize)> {
         let bump = bumpalo::Bump::new();
         let mut st = BumpVec::new_in(&bump);
-        skip_body(doc, 0, &mut st, depth, 9, c).map_err(|p| (p.0 .0, p.0 .1))
+        skip_body(doc, 0, &mut st, (depth, 9), c).map_err(|p| (p.0 .0, p.0 .1))
     }
 }
