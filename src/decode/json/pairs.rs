@@ -30,7 +30,7 @@ pub(super) enum RunEnd {
 
 /// How a run classifies its windows: an instruction set.
 pub(super) trait Classifier: Copy {
-    /// The window's quotes and its stop bytes (`\\`, bytes below 0x20, bytes from 0x80), bit
+    /// The window's quotes and its stop bytes (`\`, bytes below 0x20, bytes from 0x80), bit
     /// `i` for byte `i`.
     fn masks(self, w: &[u8; WINDOW]) -> (u64, u64);
 }
