@@ -137,11 +137,15 @@ fn window_pairs(
     let limit = stops.trailing_zeros() as usize;
     let mut p = 0usize;
     let mut n = 0u32;
+    // (A key's quote first.)
+    if quotes & 1 == 0 {
+        return (p, n, WindowEnd::Pair);
+    }
     loop {
-        // The key: the quote at `p` and the next one, plain, then the colon.
-        if quotes.trailing_zeros() as usize != p {
-            break;
-        }
+        // The key: the quote at `p` (the lowest left in `quotes`: every quote before it was
+        // taken, and a pair taken ends with a quote at its next `p`) and the next one, plain,
+        // then the colon.
+        debug_assert_eq!(quotes.trailing_zeros() as usize, p);
         quotes &= quotes.wrapping_sub(1);
         let key_end = quotes.trailing_zeros() as usize;
         quotes &= quotes.wrapping_sub(1);
@@ -150,7 +154,8 @@ fn window_pairs(
         }
         let v = key_end.wrapping_add(2);
         let after = match w.get(v) {
-            Some(b'"') if quotes.trailing_zeros() as usize == v => {
+            // (That quote is the lowest left: `v - 1` is the colon after the key's.)
+            Some(b'"') => {
                 quotes &= quotes.wrapping_sub(1);
                 let end = quotes.trailing_zeros() as usize;
                 quotes &= quotes.wrapping_sub(1);
