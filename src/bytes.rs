@@ -52,6 +52,63 @@ pub(crate) fn non_ascii_mask(a: &[u8; BLOCK]) -> u32 {
     non_ascii_mask_naive(a)
 }
 
+/// Which bytes of a block are not ASCII, for code compiled once per instruction set: the
+/// baseline ([`non_ascii_mask`]) or AVX2 (one 32-byte `movemask`), chosen by the caller.
+pub(crate) trait AsciiMask: Copy {
+    /// Bit `i` set where `a[i]` is not ASCII.
+    fn non_ascii(self, a: &[u8; BLOCK]) -> u32;
+}
+
+/// [`non_ascii_mask`]: SSE2 on x86-64 (its baseline), a byte loop elsewhere.
+#[derive(Clone, Copy)]
+pub(crate) struct BaselineMask;
+
+impl AsciiMask for BaselineMask {
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn non_ascii(self, a: &[u8; BLOCK]) -> u32 {
+        non_ascii_mask(a)
+    }
+}
+
+/// The AVX2 [`AsciiMask`]: a value exists only where the CPU has AVX2 ([`Avx2Mask::new`]).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2Mask(());
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2Mask {
+    /// The AVX2 mask.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2.
+    pub(crate) unsafe fn new() -> Avx2Mask {
+        Avx2Mask(())
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl AsciiMask for Avx2Mask {
+    #[inline(always)]
+    fn non_ascii(self, a: &[u8; BLOCK]) -> u32 {
+        // SAFETY: an `Avx2Mask` is made only where the CPU has AVX2 (`Avx2Mask::new`).
+        unsafe { non_ascii_mask_avx2(a) }
+    }
+}
+
+/// [`non_ascii_mask`] in one 32-byte `movemask`.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn non_ascii_mask_avx2(a: &[u8; BLOCK]) -> u32 {
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_movemask_epi8};
+    // SAFETY: the CPU has AVX2 (the caller's contract); the load reads the block's 32 bytes,
+    // and unaligned loads are allowed.
+    unsafe { _mm256_movemask_epi8(_mm256_loadu_si256(a.as_ptr().cast::<__m256i>())) as u32 }
+}
+
 /// Bit `i` set where `a[i] == byte`.
 #[cfg(target_arch = "x86_64")]
 #[cfg_attr(not(debug_assertions), inline(always))]
@@ -250,6 +307,19 @@ fn digit_dot_masks_naive(a: &[u8; BLOCK]) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_masks_equal_the_naive_oracle() {
+        for a in blocks() {
+            assert_eq!(BaselineMask.non_ascii(&a), non_ascii_mask_naive(&a));
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                let avx2 = unsafe { Avx2Mask::new() };
+                assert_eq!(avx2.non_ascii(&a), non_ascii_mask_naive(&a));
+            }
+        }
+    }
 
     #[test]
     fn digit_dot_masks_equal_the_naive_oracle() {

@@ -187,6 +187,7 @@ impl<'t> Compiler<'t> {
                     concrete: !ty.has_dynamic(),
                     projected: false,
                     key_orders: Vec::new(),
+                    key_markers: Vec::new(),
                     item_limits: vec![ItemLimits::default()],
                     picks: Vec::new(),
                     selections: Vec::new(),
@@ -342,6 +343,22 @@ impl<'t> Compiler<'t> {
             };
             self.program.code.attrs.push(entry);
             self.program.code.attr_names.push(name.as_str().into());
+        }
+        // The fixstr lengths of the selected keys: a stepped-over key of another length is
+        // known by its marker alone.
+        let code = &mut self.program.code;
+        let entries = code.attrs.get(order.range()).unwrap_or_default();
+        let selected_lens = entries
+            .iter()
+            .filter(|e| !e.stepped_over)
+            .fold(0u32, |lens, e| lens | e.fixstr_len_bit());
+        code.key_markers.resize(code.attrs.len(), 0);
+        let markers = code.key_markers.get_mut(order.range()).unwrap_or_default();
+        for (marker, e) in markers.iter_mut().zip(entries) {
+            let bit = e.fixstr_len_bit();
+            if e.stepped_over && bit & !selected_lens != 0 {
+                *marker = e.marker();
+            }
         }
         let orders = &mut self.program.code.key_orders;
         orders.resize(self.program.code.ops.len(), Span::default());

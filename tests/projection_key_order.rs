@@ -167,3 +167,92 @@ fn agree(
         (Ok(_), Err(g)) => panic!("{label}: {g}"),
     }
 }
+
+/// The run that knows keys by their marker (`marker_run` in `src/decode/msgpack/projected.rs`): keys of the names' lengths
+/// but other bytes, keys and strings not ASCII (UTF-8 or not), a key of 33 bytes, nested
+/// lists and maps, near the input's end and far from it (a last value of 1 or of 40
+/// bytes). The projection reads "a" as the full decode does wherever the full decode
+/// reads the input, names the same fault where a skipped string is not UTF-8, and steps
+/// over a key no attribute has.
+#[test]
+fn marker_runs_agree_with_the_full_decode() {
+    use tfwire::ErrorKind;
+    const LONG: &str = "a_long_name_of_thirty_three_bytes";
+    let ty = format!(
+        r#"["object",{{"a":"string","bb":["list","string"],"ccc":["map","string"],
+        "dddd":"number","ff":"string","{LONG}":"string","zz_tail":"string"}}]"#
+    );
+    let full = Program::from_type_json(&ty).unwrap();
+    let projected = full.select(&Selection::parse(["a"]).unwrap()).unwrap();
+    let bump = bumpalo::Bump::new();
+    let find =
+        |input: &[u8], what: &[u8]| input.windows(what.len()).position(|w| w == what).unwrap();
+    fn a_of(prog: &Program, v: tfwire::Value<'_>) -> Option<String> {
+        prog.typed(v)
+            .attr("a")
+            .and_then(|t| t.value.as_str())
+            .map(str::to_owned)
+    }
+    for tail in ["t".to_string(), "t".repeat(40)] {
+        let json = format!(
+            r#"{{"a":"x","bb":["p","qq"],"ccc":{{"k":"v"}},"dddd":7,"ff":"fff",
+            "{LONG}":"y","zz_tail":"{tail}"}}"#
+        );
+        let mut base = Vec::new();
+        let value = full.decode_json(json.as_bytes(), &bump).unwrap();
+        full.encode_msgpack(value, &mut base).unwrap();
+        let edit = |from: &[u8], to: &[u8]| {
+            let mut input = base.clone();
+            let at = find(&input, from);
+            input.splice(at..at + from.len(), to.iter().copied());
+            (input, at)
+        };
+        // Strings in skipped values, UTF-8 and not: read as the full decode reads them.
+        for (from, to) in [
+            (&b"\xa2qq"[..], &b"\xa2\xc3\xa9"[..]),
+            (b"\xa2qq", b"\xa2q\xff"),
+            (b"\xa1k", b"\xa1\xff"),
+            (b"\xa3fff", b"\xa3f\xc3\xa9"),
+            (b"\xa3fff", b"\xa3\xe2\x82\x61"),
+            (b"\xa1y", b"\xa1\xc0"),
+            (b"\xa1y", b"\xa1y"),
+        ] {
+            let (input, _) = edit(from, to);
+            let bump = bumpalo::Bump::new();
+            let (p, f) = (
+                projected.decode_msgpack(&input, &bump),
+                full.decode_msgpack(&input, &bump),
+            );
+            match (p, f) {
+                (Ok(p), Ok(f)) => assert_eq!(a_of(&projected, p), a_of(&full, f)),
+                (Err(p), Err(f)) => {
+                    assert_eq!(p.kind(), ErrorKind::InvalidUtf8, "{input:02x?}");
+                    assert_eq!((p.kind(), p.offset()), (f.kind(), f.offset()));
+                    // (The projection names the attribute it stepped over; the full
+                    // decode the value in it.)
+                    let path = p.path().to_string();
+                    assert!(path.len() > 1 && f.path().to_string().starts_with(&path));
+                }
+                (p, f) => panic!("{:?} against {:?}: {input:02x?}", p.err(), f.err()),
+            }
+        }
+        // Keys of "bb"'s length that name no attribute: refused by the full decode,
+        // stepped over by the projection when UTF-8, else named at the key's header.
+        for (to, utf8) in [
+            (&b"\xa2zz"[..], true),
+            (b"\xa2\xc3\xa9", true),
+            (b"\xa2\xff\xfe", false),
+        ] {
+            let (input, at) = edit(b"\xa2bb", to);
+            let bump = bumpalo::Bump::new();
+            assert!(full.decode_msgpack(&input, &bump).is_err());
+            match projected.decode_msgpack(&input, &bump) {
+                Ok(v) => assert!(utf8 && a_of(&projected, v).as_deref() == Some("x")),
+                Err(e) => {
+                    assert!(!utf8);
+                    assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidUtf8, Some(at)));
+                }
+            }
+        }
+    }
+}

@@ -140,6 +140,12 @@ impl AttrEntry {
         self.json.len().saturating_sub(1)
     }
 
+    /// The encoded key's first byte: its MessagePack marker.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn marker(&self) -> u8 {
+        self.wide[0]
+    }
+
     /// Length of the encoded key in bytes.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn len(&self) -> usize {

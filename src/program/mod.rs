@@ -260,6 +260,13 @@ pub(crate) struct Code {
     /// with their ops, the others marked [`AttrEntry::stepped_over`](key::AttrEntry). An
     /// empty span for every other op.
     pub(crate) key_orders: Vec<Span>,
+    /// Indexed as `attrs`, for the entries of key orders (shorter or empty elsewhere): the
+    /// marker of a stepped-over key that is a fixstr of a length no selected key of its
+    /// order has, else 0. A key with that marker at that place of the order cannot name a
+    /// selected attribute (a fixstr can stand for no other length), so the MessagePack run
+    /// steps over it by its marker alone, its bytes checked ASCII (`msgpack/projected.rs`);
+    /// one byte per name, so an object's markers share a cache line or two.
+    pub(crate) key_markers: Vec<u8>,
 }
 
 /// Options for one decode (the drift options and the item-count check).
@@ -402,6 +409,15 @@ impl Program {
                 self.code.attr_names.get(span.range()).unwrap_or(&[]),
             ),
             _ => (&[], &[]),
+        }
+    }
+
+    /// The [`Code::key_markers`] of projected object op `op`'s key order, one per entry of
+    /// [`Self::key_order`] (empty for other ops).
+    pub(crate) fn key_markers(&self, op: OpId) -> &[u8] {
+        match self.code.key_orders.get(op.index()) {
+            Some(span) if span.len != 0 => self.code.key_markers.get(span.range()).unwrap_or(&[]),
+            _ => &[],
         }
     }
 

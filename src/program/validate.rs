@@ -3,6 +3,7 @@
 //! holding its object's attributes in order. The executors index the code without
 //! fallbacks on the strength of it.
 
+use super::key::AttrEntry;
 use super::{Code, Op, OpId, Span};
 
 impl Code {
@@ -77,6 +78,10 @@ impl Code {
                             .filter(|e| !e.stepped_over)
                             .map(|e| (e.op, e.code))
                             .eq(selected.iter().map(|e| (e.op, e.code)))
+                        && self
+                            .key_markers
+                            .get(order.range())
+                            .is_some_and(|markers| markers_sound(entries, markers))
                 }
                 _ => false,
             };
@@ -86,6 +91,20 @@ impl Code {
         }
         Ok(())
     }
+}
+
+/// A key order's markers ([`Code::key_markers`]): each 0, or the marker of a stepped-over
+/// fixstr key of a length no selected key of the order has — else a selected key could
+/// pass for it.
+fn markers_sound(entries: &[AttrEntry], markers: &[u8]) -> bool {
+    let selected_lens = entries
+        .iter()
+        .filter(|e| !e.stepped_over)
+        .fold(0u32, |lens, e| lens | e.fixstr_len_bit());
+    entries.iter().zip(markers).all(|(e, &m)| {
+        let bit = e.fixstr_len_bit();
+        m == 0 || (e.stepped_over && m == e.marker() && bit != 0 && bit & selected_lens == 0)
+    })
 }
 
 /// True if `span` lies within a table of `len` entries.
@@ -125,6 +144,25 @@ mod tests {
         // off the table's end, the orders not covering the ops.
         assert!(broken(&|p| p.code.attrs[b].stepped_over = true).contains("key order"));
         assert!(broken(&|p| p.code.attrs[a].stepped_over = false).contains("key order"));
+        // "a" has the length of the selected "b": not known by its marker alone.
+        assert_eq!(p.code.key_markers[a], 0);
+        assert!(broken(&|p| p.code.key_markers[a] = 0xa1).contains("key order"));
+        assert!(broken(&|p| p.code.key_markers.truncate(a)).contains("key order"));
+        // "aa" (2 bytes) is; a selected attribute never is.
+        let mut other = Program::from_type_json(r#"["object",{"aa":"string","b":"number"}]"#)
+            .unwrap()
+            .select(&Selection::parse(["b"]).unwrap())
+            .unwrap();
+        let order = other.code.key_orders.iter().find(|s| s.len != 0).copied();
+        let start = order.unwrap().start as usize;
+        assert_eq!(other.code.key_markers[start..start + 2], [0xa2, 0]);
+        assert_eq!(other.code.validate(), Ok(()));
+        other.code.key_markers[start + 1] = 0xa1;
+        assert!(other.code.validate().unwrap_err().contains("key order"));
+        // (A marker that is not the key's own, though of a length no selected key has.)
+        other.code.key_markers[start + 1] = 0;
+        other.code.key_markers[start] = 0xa3;
+        assert!(other.code.validate().unwrap_err().contains("key order"));
         let past_the_end = |p: &mut Program| {
             let end = p.code.attrs.len() as u32;
             if let Some(s) = p.code.key_orders.iter_mut().find(|s| s.len != 0) {

@@ -30,6 +30,8 @@ mod picks;
 pub(crate) mod plain;
 mod scan;
 mod simd;
+
+pub(crate) use simd::{Isa, Level};
 mod skip;
 mod string;
 mod token_skip;

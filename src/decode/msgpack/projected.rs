@@ -1,19 +1,27 @@
 //! The object loop of a projected program ([`Program::select`]): most of the keys it meets
 //! name no selected attribute. First the keys are compared with the projected type's whole
 //! key order (`Code::key_orders`), as the full decode compares them with its attributes: a
-//! selected attribute's value is decoded into the next slot, any other value stepped over at
-//! the skip walk's pace ([`value_end`]). From the first key that is not the next name on,
-//! each key's first 32 bytes are loaded once and compared with the few selected attributes'
-//! pre-encoded keys; a short ASCII key that matches none is stepped over with its value
-//! right there. Any other key takes the general path (`object_key`: other encodings of a
-//! name, errors).
+//! selected attribute's value is decoded into the next slot, any other value stepped over.
+//! The pairs between two selected names are stepped over by one run ([`marker_run`], compiled
+//! for AVX2 too): a key no selected key has the length of is known by its marker alone
+//! (`Code::key_markers`), any other is compared with the name; a value in the key's 32-byte
+//! block is stepped over there, a longer one by [`ascii_value_end`]; the UTF-8 checks are
+//! deferred (the non-ASCII bits of every key and string ORed together), and a run that met
+//! a byte not ASCII is done again by [`stepped_over_run`], which checks each pair as it goes
+//! ([`value_end`]). From the first key that is not the next name on, each key's first 32
+//! bytes are loaded once and compared with the few selected attributes' pre-encoded keys; a
+//! short ASCII key that matches none is stepped over with its value right there. Any other
+//! key takes the general path (`object_key`: other encodings of a name, errors).
 //!
 //! [`Program::select`]: crate::Program::select
 
-use super::reader::{is_one_byte, value_end};
+use super::reader::{ascii_value_end, is_one_byte, value_end};
 use super::Decoder;
-use crate::bytes::{first, is_ascii, non_ascii_mask, BLOCK};
+#[cfg(target_arch = "x86_64")]
+use crate::bytes::Avx2Mask;
+use crate::bytes::{first, is_ascii, non_ascii_mask, AsciiMask, BaselineMask, BLOCK};
 use crate::decode::common::{missing_attribute, AttrTable, Pending, Seen};
+use crate::decode::json::{Isa, Level};
 use crate::decode::slots::Slots;
 use crate::program::key::AttrEntry;
 use crate::program::{OpId, Program};
@@ -34,7 +42,8 @@ impl<'a> Decoder<'a> {
         at_object: usize,
     ) -> Result<(), Pending> {
         let (order, names) = prog.key_order(op);
-        let len = self.key_order_walk(prog, order, names, out, len)?;
+        let markers = prog.key_markers(op);
+        let len = self.key_order_walk(prog, (order, markers), names, out, len)?;
         let n = table.entries.len();
         if len == 0 {
             // (The walk fills the slots in order: the first not written is the first missing.)
@@ -116,14 +125,15 @@ impl<'a> Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    /// The first of `len` pairs read in the key order `order` (names `names`): while each key
+    /// The first of `len` pairs read in the key order `order` (names `names`, markers
+    /// `markers`): while each key
     /// is the next name's encoding, a selected attribute's value is pushed onto `out` and any
     /// other stepped over. The pairs left, the first at the cursor.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn key_order_walk(
         &mut self,
         prog: &'a Program,
-        order: &'a [AttrEntry],
+        (order, markers): (&'a [AttrEntry], &'a [u8]),
         names: &'a [Box<str>],
         out: &mut Slots<'a, Value<'a>>,
         len: u32,
@@ -131,8 +141,13 @@ impl<'a> Decoder<'a> {
         let buf = self.r.buf;
         let (mut k, mut left) = (0usize, len);
         loop {
+            let (end, next, pairs, high) = marker_run(buf, self.r.pos, (order, markers), k, left);
+            // A key or string not all ASCII: the same pairs again, each checked in turn.
             let pos;
-            (pos, k, left) = stepped_over_run(buf, self.r.pos, order, k, left);
+            (pos, k, left) = match high {
+                0 => (end, next, pairs),
+                _ => stepped_over_run(buf, self.r.pos, order, k, left),
+            };
             self.r.pos = pos;
             // A selected name's key, a long key, or a value the run did not take (one near
             // the input's end, or a fault the careful stepper names); else the order ends.
@@ -154,6 +169,113 @@ impl<'a> Decoder<'a> {
             k = k.wrapping_add(1);
         }
     }
+}
+
+/// Steps over pairs from `pos` while the key there is name `k` of `order` (then `k + 1`,
+/// …) and a name stepped over — known by its marker alone where `markers` has one
+/// ([`Code::key_markers`]: no selected key has its length), else compared in its block — and
+/// its value lies in the key's block or is one [`ascii_value_end`] walks; at most `pairs` of
+/// them. The UTF-8 checks are deferred: the non-ASCII bits of the keys and strings stepped
+/// over are ORed into the last item of the result, and when it is not zero the caller steps
+/// over the same pairs again by [`stepped_over_run`], which checks each in turn. Builds no
+/// error. The position, name and pairs left after the last pair stepped over.
+///
+/// [`Code::key_markers`]: crate::program::Code::key_markers
+#[inline(never)]
+fn marker_run(
+    buf: &[u8],
+    pos: usize,
+    keys: (&[AttrEntry], &[u8]),
+    k: usize,
+    pairs: u32,
+) -> (usize, usize, u32, u32) {
+    match Level::current().isa() {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 | Isa::Avx512 => {
+            // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2
+            // and LZCNT (`Level::all_available`).
+            unsafe { marker_run_avx2(buf, pos, keys, k, pairs) }
+        }
+        _ => marker_run_body(buf, pos, keys, k, pairs, BaselineMask),
+    }
+}
+
+/// [`marker_run`] compiled for AVX2 (a block's non-ASCII bytes in one `movemask`, BMI2's
+/// shifts for the masks of its bytes).
+///
+/// # Safety
+/// The CPU supports AVX2, BMI1 and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+unsafe fn marker_run_avx2(
+    buf: &[u8],
+    pos: usize,
+    keys: (&[AttrEntry], &[u8]),
+    k: usize,
+    pairs: u32,
+) -> (usize, usize, u32, u32) {
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    let masks = unsafe { Avx2Mask::new() };
+    marker_run_body(buf, pos, keys, k, pairs, masks)
+}
+
+/// The body of [`marker_run`], compiled once per instruction set (`masks`').
+#[inline(always)]
+fn marker_run_body<M: AsciiMask>(
+    buf: &[u8],
+    mut pos: usize,
+    (order, markers): (&[AttrEntry], &[u8]),
+    mut k: usize,
+    mut pairs: u32,
+    masks: M,
+) -> (usize, usize, u32, u32) {
+    let mut high = 0u32;
+    while pairs > 0 {
+        let Some(block) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
+            break;
+        };
+        // The key's end in the block, and its bytes to check: a marker-only key's (bits
+        // 1..key_end: a fixstr's bytes lie in the block); none for a key compared with the
+        // name.
+        let (key_end, key_text) = match markers.get(k).copied().unwrap_or(0) {
+            0 => match order.get(k) {
+                // (A key of 32 bytes or more is compared past its block too.)
+                Some(entry) if entry.stepped_over && entry.matches_block(block, buf, pos) => {
+                    (entry.len(), 0)
+                }
+                _ => break,
+            },
+            marker if marker == block[0] => {
+                let key_end = usize::from(marker & 0x1f).wrapping_add(1);
+                (key_end, first(key_end) & !1)
+            }
+            _ => break,
+        };
+        let ascii = masks.non_ascii(block);
+        let end = match block.get(key_end).copied() {
+            Some(vm) if is_one_byte(vm) => {
+                high |= ascii & key_text;
+                pos.wrapping_add(key_end).wrapping_add(1)
+            }
+            Some(vm @ 0xa0..=0xbf) if key_end.wrapping_add(usize::from(vm & 0x1f)) < BLOCK => {
+                // A fixstr value in the block: its bytes follow its marker.
+                let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));
+                high |= ascii & (key_text | (first(end) & !first(key_end.wrapping_add(1))));
+                pos.wrapping_add(end)
+            }
+            _ => match ascii_value_end(buf, pos.wrapping_add(key_end), &mut high, masks) {
+                Some(end) => {
+                    high |= ascii & key_text;
+                    end
+                }
+                None => break,
+            },
+        };
+        pos = end;
+        k = k.wrapping_add(1);
+        pairs = pairs.wrapping_sub(1);
+    }
+    (pos, k, pairs, high)
 }
 
 /// Steps over pairs from `pos` while the key there is that of name `k` of `order` (then

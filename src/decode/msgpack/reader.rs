@@ -1,6 +1,7 @@
 //! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
 //! value of any depth iteratively — [`value_end`], at the skip walk's pace with no error
-//! paths, and the careful [`Reader::skip_items`] that names a fault. Returns `None` at end of
+//! paths, [`ascii_value_end`], which defers the UTF-8 checks to its caller (the projection's
+//! runs), and the careful [`Reader::skip_items`] that names a fault. Returns `None` at end of
 //! input; callers attach offsets.
 //!
 //! Every read goes through `get`, so a position past the end is never a panic, only `None`.
@@ -9,7 +10,7 @@
 
 use rmp::Marker;
 
-use crate::bytes::{first, non_ascii_mask, BLOCK};
+use crate::bytes::{first, is_ascii, non_ascii_mask, AsciiMask, BLOCK};
 
 /// Cursor over borrowed bytes.
 #[derive(Clone, Copy)]
@@ -313,6 +314,71 @@ pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
     Some(pos)
 }
 
+/// [`value_end`] with its UTF-8 checks deferred, for runs that step over many values before
+/// they look at the result: the non-ASCII bits of each string's bytes ORed into `high`
+/// without a branch on them. `None` on any fault, for the items this walk leaves to the
+/// others (16- and 32-bit strings, binaries, extensions, 32-bit containers) and for an item
+/// within 32 bytes of the input's end. The end it gives is the value's end; the value's
+/// strings are UTF-8 when `high` is still zero (all ASCII), else the caller checks them.
+/// `masks` finds the non-ASCII bytes (the caller's instruction set).
+#[inline(always)]
+pub(crate) fn ascii_value_end<M: AsciiMask>(
+    buf: &[u8],
+    at: usize,
+    high: &mut u32,
+    masks: M,
+) -> Option<usize> {
+    let mut pos = at;
+    let mut pending: u64 = 1;
+    while pending > 0 {
+        let head = buf.get(pos..)?.first_chunk::<BLOCK>()?;
+        pending = pending.wrapping_sub(1);
+        let m = head[0];
+        // (Every item's bytes lie within the input: `pos <= buf.len()` stays true, and the
+        // sums below are small.)
+        if !(0xc0..0xe0).contains(&m) {
+            // A fixint, fixmap, fixarray or fixstr: a fixstr's bytes are bits 1..=n of `head`.
+            let (n, items) = match m >> 4 {
+                0x8 => (0, u64::from(m & 0x0f) << 1),
+                0x9 => (0, u64::from(m & 0x0f)),
+                0xa | 0xb => (usize::from(m & 0x1f), 0),
+                _ => (0, 0),
+            };
+            if n > 0 {
+                *high |= masks.non_ascii(head) & first(n.wrapping_add(1)) & !1;
+            }
+            pos = pos.wrapping_add(1).wrapping_add(n);
+            pending = pending.saturating_add(items);
+            continue;
+        }
+        let len = match m {
+            0xc0 | 0xc2 | 0xc3 => 1,
+            0xd9 => {
+                let n = usize::from(head[1]);
+                if n <= 30 {
+                    *high |= masks.non_ascii(head) & first(n.wrapping_add(2)) & !3;
+                } else {
+                    let start = pos.wrapping_add(2);
+                    *high |= u32::from(!is_ascii(buf.get(start..start.wrapping_add(n))?));
+                }
+                n.wrapping_add(2)
+            }
+            0xcc | 0xd0 => 2,
+            0xcd | 0xd1 => 3,
+            0xca | 0xce | 0xd2 => 5,
+            0xcb | 0xcf | 0xd3 => 9,
+            0xdc | 0xde => {
+                let n = u64::from(u16::from_be_bytes([head[1], head[2]]));
+                pending = pending.saturating_add(if m == 0xdc { n } else { n << 1 });
+                3
+            }
+            _ => return None,
+        };
+        pos = pos.wrapping_add(len);
+    }
+    Some(pos)
+}
+
 /// True for a marker that is the whole value: a fixint, nil, a boolean, an empty fixarray or
 /// fixmap.
 #[inline(always)]
@@ -405,7 +471,7 @@ pub(crate) fn is_ext(m: u8) -> bool {
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
-    use super::{value_end, Reader, SkipError};
+    use super::{ascii_value_end, value_end, Reader, SkipError};
     use crate::test_rng::{next, rounds};
 
     /// The outcome of a skip: the end position, or the error with its offset.
@@ -455,6 +521,52 @@ mod tests {
             let mut skip = Reader::new(&input);
             assert_eq!(outcome(skip.skip_value(), &skip), c, "input {input:02x?}");
         }
+    }
+
+    /// The deferred walk agrees with the careful stepper wherever it answers: the same end,
+    /// and no non-ASCII bit only where the careful stepper finds the strings UTF-8; a string
+    /// with other bytes is flagged. With both masks the CPU has.
+    #[test]
+    fn ascii_value_end_matches_careful_skip() {
+        fn check<M: crate::bytes::AsciiMask>(masks: M) {
+            let mut seed = 0xa5c1_u64;
+            let mut answered = 0;
+            for _ in 0..rounds(200_000, 1_000) {
+                let input = random_input(&mut seed);
+                let mut careful = Reader::new(&input);
+                let c = careful.skip_items(1, true);
+                let c = outcome(c, &careful);
+                let mut lax = Reader::new(&input);
+                let without_utf8 = lax.skip_items(1, false).ok().map(|()| lax.pos);
+                let mut high = 0;
+                if let Some(end) = ascii_value_end(&input, 0, &mut high, masks) {
+                    answered += 1;
+                    assert_eq!(without_utf8, Some(end), "input {input:02x?}");
+                    if high == 0 {
+                        assert_eq!(c, (0, end), "input {input:02x?}");
+                    }
+                }
+            }
+            assert!(answered > 0);
+        }
+        check(crate::bytes::BaselineMask);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            check(unsafe { crate::bytes::Avx2Mask::new() });
+        }
+        // Strings of every kind it walks, ASCII and not: a fixstr, a short and a long str8.
+        let mut list = vec![0x93, 0xa2, 0xc3, 0xa9, 0xd9, 3, b'a', b'b', 0xff, 0xd9, 40];
+        list.extend_from_slice(&[b'x'; 40]);
+        list.extend_from_slice(&[0; 32]);
+        let mut high = 0;
+        let end = ascii_value_end(&list, 0, &mut high, crate::bytes::BaselineMask);
+        assert_eq!((end, high != 0), (Some(list.len() - 32), true));
+        list[2..4].copy_from_slice(b"ok");
+        list[8] = b'c';
+        let mut high = 0;
+        let end = ascii_value_end(&list, 0, &mut high, crate::bytes::BaselineMask);
+        assert_eq!((end, high), (Some(list.len() - 32), 0));
     }
 
     /// A list of maps with strings (ASCII and not) far from the end and near it.
