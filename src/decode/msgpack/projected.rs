@@ -181,7 +181,7 @@ impl<'a> Decoder<'a> {
 /// error. The position, name and pairs left after the last pair stepped over.
 ///
 /// [`Code::key_markers`]: crate::program::Code::key_markers
-#[inline(never)]
+#[inline(always)]
 fn marker_run(
     buf: &[u8],
     pos: usize,
@@ -196,8 +196,20 @@ fn marker_run(
             // and LZCNT (`Level::all_available`).
             unsafe { marker_run_avx2(buf, pos, keys, k, pairs) }
         }
-        _ => marker_run_body(buf, pos, keys, k, pairs, BaselineMask),
+        _ => marker_run_baseline(buf, pos, keys, k, pairs),
     }
+}
+
+/// [`marker_run`] for the baseline instruction set.
+#[inline(never)]
+fn marker_run_baseline(
+    buf: &[u8],
+    pos: usize,
+    keys: (&[AttrEntry], &[u8]),
+    k: usize,
+    pairs: u32,
+) -> (usize, usize, u32, u32) {
+    marker_run_body(buf, pos, keys, k, pairs, BaselineMask)
 }
 
 /// [`marker_run`] compiled for AVX2 (a block's non-ASCII bytes in one `movemask`, BMI2's
