@@ -336,18 +336,21 @@ pub(crate) fn ascii_value_end<M: AsciiMask>(
         let m = head[0];
         // (Every item's bytes lie within the input: `pos <= buf.len()` stays true, and the
         // sums below are small.)
-        if !(0xc0..0xe0).contains(&m) {
-            // A fixint, fixmap, fixarray or fixstr: a fixstr's bytes are bits 1..=n of `head`.
-            let (n, items) = match m >> 4 {
-                0x8 => (0, u64::from(m & 0x0f) << 1),
-                0x9 => (0, u64::from(m & 0x0f)),
-                0xa | 0xb => (usize::from(m & 0x1f), 0),
-                _ => (0, 0),
-            };
-            if n > 0 {
-                *high |= masks.non_ascii(head) & first(n.wrapping_add(1)) & !1;
-            }
+        if (0xa0..0xc0).contains(&m) {
+            // A fixstr (most items): its bytes are bits 1..=n of `head`.
+            let n = usize::from(m & 0x1f);
+            *high |= masks.non_ascii(head) & first(n.wrapping_add(1)) & !1;
             pos = pos.wrapping_add(1).wrapping_add(n);
+            continue;
+        }
+        if !(0xc0..0xe0).contains(&m) {
+            // A fixint, fixmap or fixarray.
+            let items = match m >> 4 {
+                0x8 => u64::from(m & 0x0f) << 1,
+                0x9 => u64::from(m & 0x0f),
+                _ => 0,
+            };
+            pos = pos.wrapping_add(1);
             pending = pending.saturating_add(items);
             continue;
         }
