@@ -265,15 +265,15 @@ fn marker_run_body<M: AsciiMask>(
         };
         let ascii = masks.non_ascii(block);
         let end = match block.get(key_end).copied() {
-            Some(vm) if is_one_byte(vm) => {
-                high |= ascii & key_text;
-                pos.wrapping_add(key_end).wrapping_add(1)
-            }
             Some(vm @ 0xa0..=0xbf) if key_end.wrapping_add(usize::from(vm & 0x1f)) < BLOCK => {
                 // A fixstr value in the block: its bytes follow its marker.
                 let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));
                 high |= ascii & (key_text | (first(end) & !first(key_end.wrapping_add(1))));
                 pos.wrapping_add(end)
+            }
+            Some(vm) if is_one_byte(vm) => {
+                high |= ascii & key_text;
+                pos.wrapping_add(key_end).wrapping_add(1)
             }
             _ => match ascii_value_end(buf, pos.wrapping_add(key_end), &mut high, masks) {
                 Some(end) => {
