@@ -141,11 +141,15 @@ impl<'a> Decoder<'a> {
         let buf = self.r.buf;
         let (mut k, mut left) = (0usize, len);
         loop {
-            let (end, next, pairs, high) = marker_run(buf, self.r.pos, (order, markers), k, left);
+            let at = RunAt {
+                pos: self.r.pos,
+                k,
+                pairs: left,
+            };
             // A key or string not all ASCII: the same pairs again, each checked in turn.
             let pos;
-            (pos, k, left) = match high {
-                0 => (end, next, pairs),
+            (pos, k, left) = match marker_run(buf, (order, markers), at) {
+                (end, 0) => (end.pos, end.k, end.pairs),
                 _ => stepped_over_run(buf, self.r.pos, order, k, left),
             };
             self.r.pos = pos;
@@ -171,45 +175,45 @@ impl<'a> Decoder<'a> {
     }
 }
 
-/// Steps over pairs from `pos` while the key there is name `k` of `order` (then `k + 1`,
-/// …) and a name stepped over — known by its marker alone where `markers` has one
-/// ([`Code::key_markers`]: no selected key has its length), else compared in its block — and
-/// its value lies in the key's block or is one [`ascii_value_end`] walks; at most `pairs` of
-/// them. The UTF-8 checks are deferred: the non-ASCII bits of the keys and strings stepped
-/// over are ORed into the last item of the result, and when it is not zero the caller steps
-/// over the same pairs again by [`stepped_over_run`], which checks each in turn. Builds no
-/// error. The position, name and pairs left after the last pair stepped over.
+/// Steps over pairs from `at.pos` while the key there is name `at.k` of the key order
+/// `keys` (then `k + 1`, …) and a name stepped over — known by its marker alone where the
+/// order's markers have one ([`Code::key_markers`]: no selected key has its length), else
+/// compared in its block — and its value lies in the key's block or is one
+/// [`ascii_value_end`] walks; at most `at.pairs` of them. The UTF-8 checks are deferred: the
+/// non-ASCII bits of the keys and strings stepped over are ORed into the result's second
+/// item, and when it is not zero the caller steps over the same pairs again by
+/// [`stepped_over_run`], which checks each in turn. Builds no error. Where the run ends: the
+/// position, name and pairs left after the last pair stepped over.
 ///
 /// [`Code::key_markers`]: crate::program::Code::key_markers
 #[inline(always)]
-fn marker_run(
-    buf: &[u8],
-    pos: usize,
-    keys: (&[AttrEntry], &[u8]),
-    k: usize,
-    pairs: u32,
-) -> (usize, usize, u32, u32) {
+fn marker_run(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, u32) {
     match Level::current().isa() {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 | Isa::Avx512 => {
             // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2
             // and LZCNT (`Level::all_available`).
-            unsafe { marker_run_avx2(buf, pos, keys, k, pairs) }
+            unsafe { marker_run_avx2(buf, keys, at) }
         }
-        _ => marker_run_baseline(buf, pos, keys, k, pairs),
+        _ => marker_run_baseline(buf, keys, at),
     }
+}
+
+/// A key order's entries and markers ([`Program::key_order`], [`Program::key_markers`]).
+type Keys<'k> = (&'k [AttrEntry], &'k [u8]);
+
+/// Where a run is: the cursor, the next name of the key order and the pairs left.
+#[derive(Clone, Copy)]
+struct RunAt {
+    pos: usize,
+    k: usize,
+    pairs: u32,
 }
 
 /// [`marker_run`] for the baseline instruction set.
 #[inline(never)]
-fn marker_run_baseline(
-    buf: &[u8],
-    pos: usize,
-    keys: (&[AttrEntry], &[u8]),
-    k: usize,
-    pairs: u32,
-) -> (usize, usize, u32, u32) {
-    marker_run_body(buf, pos, keys, k, pairs, BaselineMask)
+fn marker_run_baseline(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, u32) {
+    marker_run_body(buf, keys, at, BaselineMask)
 }
 
 /// [`marker_run`] compiled for AVX2 (a block's non-ASCII bytes in one `movemask`, BMI2's
@@ -219,28 +223,24 @@ fn marker_run_baseline(
 /// The CPU supports AVX2, BMI1 and BMI2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2")]
-unsafe fn marker_run_avx2(
-    buf: &[u8],
-    pos: usize,
-    keys: (&[AttrEntry], &[u8]),
-    k: usize,
-    pairs: u32,
-) -> (usize, usize, u32, u32) {
+unsafe fn marker_run_avx2(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, u32) {
     // SAFETY: the CPU has AVX2 (this function's contract).
     let masks = unsafe { Avx2Mask::new() };
-    marker_run_body(buf, pos, keys, k, pairs, masks)
+    marker_run_body(buf, keys, at, masks)
 }
 
 /// The body of [`marker_run`], compiled once per instruction set (`masks`').
 #[inline(always)]
 fn marker_run_body<M: AsciiMask>(
     buf: &[u8],
-    mut pos: usize,
-    (order, markers): (&[AttrEntry], &[u8]),
-    mut k: usize,
-    mut pairs: u32,
+    (order, markers): Keys<'_>,
+    RunAt {
+        mut pos,
+        mut k,
+        mut pairs,
+    }: RunAt,
     masks: M,
-) -> (usize, usize, u32, u32) {
+) -> (RunAt, u32) {
     let mut high = 0u32;
     while pairs > 0 {
         let Some(block) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
@@ -287,7 +287,7 @@ fn marker_run_body<M: AsciiMask>(
         k = k.wrapping_add(1);
         pairs = pairs.wrapping_sub(1);
     }
-    (pos, k, pairs, high)
+    (RunAt { pos, k, pairs }, high)
 }
 
 /// Steps over pairs from `pos` while the key there is that of name `k` of `order` (then
