@@ -348,10 +348,7 @@ impl<'t> Compiler<'t> {
         // known by its marker alone.
         let code = &mut self.program.code;
         let entries = code.attrs.get(order.range()).unwrap_or_default();
-        let selected_lens = entries
-            .iter()
-            .filter(|e| !e.stepped_over)
-            .fold(0u32, |lens, e| lens | e.fixstr_len_bit());
+        let selected_lens = AttrEntry::fixstr_lens(entries.iter().filter(|e| !e.stepped_over));
         code.key_markers.resize(code.attrs.len(), 0);
         let markers = code.key_markers.get_mut(order.range()).unwrap_or_default();
         for (marker, e) in markers.iter_mut().zip(entries) {

@@ -178,6 +178,13 @@ impl AttrEntry {
         }
     }
 
+    /// The fixstr lengths of `entries`' keys, a bit per length ([`Self::fixstr_len_bit`]).
+    pub(crate) fn fixstr_lens<'e>(entries: impl IntoIterator<Item = &'e AttrEntry>) -> u32 {
+        entries
+            .into_iter()
+            .fold(0u32, |lens, e| lens | e.fixstr_len_bit())
+    }
+
     /// [`Self::matches`] once the caller has loaded `block`, the 32 bytes of `buf` at `at`
     /// (so that one load serves the compares with several keys).
     #[cfg_attr(not(debug_assertions), inline(always))]

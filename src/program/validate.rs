@@ -97,10 +97,7 @@ impl Code {
 /// fixstr key of a length no selected key of the order has — else a selected key could
 /// pass for it.
 fn markers_sound(entries: &[AttrEntry], markers: &[u8]) -> bool {
-    let selected_lens = entries
-        .iter()
-        .filter(|e| !e.stepped_over)
-        .fold(0u32, |lens, e| lens | e.fixstr_len_bit());
+    let selected_lens = AttrEntry::fixstr_lens(entries.iter().filter(|e| !e.stepped_over));
     entries.iter().zip(markers).all(|(e, &m)| {
         let bit = e.fixstr_len_bit();
         m == 0 || (e.stepped_over && m == e.marker() && bit != 0 && bit & selected_lens == 0)

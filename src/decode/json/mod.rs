@@ -30,8 +30,6 @@ mod picks;
 pub(crate) mod plain;
 mod scan;
 mod simd;
-
-pub(crate) use simd::{Isa, Level};
 mod skip;
 mod string;
 mod token_skip;
@@ -52,6 +50,7 @@ use crate::value::{Object, Value};
 use dynamic::TypeMemo;
 use extent::Memo;
 use scan::{bad_separator, ws};
+pub(crate) use simd::{Isa, Level};
 pub(crate) use visit::visit;
 
 /// Arena bytes of a value slot and of a map entry.

@@ -60,10 +60,7 @@ impl<'a> Decoder<'a> {
         let max_key = self.options.limits.max_string_len as usize;
         // The fixstr lengths a selected attribute's key has: a fixstr key of any other length
         // is unknown without a compare.
-        let selected_lens = table
-            .entries
-            .iter()
-            .fold(0u32, |lens, e| lens | e.fixstr_len_bit());
+        let selected_lens = AttrEntry::fixstr_lens(table.entries);
         let mut left = len;
         loop {
             // A run of unselected pairs stepped over with the cursor in a register; it stops
@@ -125,15 +122,14 @@ impl<'a> Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    /// The first of `len` pairs read in the key order `order` (names `names`, markers
-    /// `markers`): while each key
+    /// The first of `len` pairs read in the key order `keys` (names `names`): while each key
     /// is the next name's encoding, a selected attribute's value is pushed onto `out` and any
     /// other stepped over. The pairs left, the first at the cursor.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn key_order_walk(
         &mut self,
         prog: &'a Program,
-        (order, markers): (&'a [AttrEntry], &'a [u8]),
+        (order, markers): Keys<'a>,
         names: &'a [Box<str>],
         out: &mut Slots<'a, Value<'a>>,
         len: u32,
@@ -264,18 +260,12 @@ fn marker_run_body<M: AsciiMask>(
             _ => break,
         };
         let ascii = masks.non_ascii(block);
-        let end = match block.get(key_end).copied() {
-            Some(vm @ 0xa0..=0xbf) if key_end.wrapping_add(usize::from(vm & 0x1f)) < BLOCK => {
-                // A fixstr value in the block: its bytes follow its marker.
-                let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));
-                high |= ascii & (key_text | (first(end) & !first(key_end.wrapping_add(1))));
+        let end = match short_value_span(block, key_end) {
+            Some((end, text)) => {
+                high |= ascii & (key_text | text);
                 pos.wrapping_add(end)
             }
-            Some(vm) if is_one_byte(vm) => {
-                high |= ascii & key_text;
-                pos.wrapping_add(key_end).wrapping_add(1)
-            }
-            _ => match ascii_value_end(buf, pos.wrapping_add(key_end), &mut high, masks) {
+            None => match ascii_value_end(buf, pos.wrapping_add(key_end), &mut high, masks) {
                 Some(end) => {
                     high |= ascii & key_text;
                     end
@@ -404,8 +394,8 @@ fn unselected_fixstr(m: u8, selected_lens: u32, max_key: usize) -> bool {
 
 /// An unknown key and its value at `at` stepped over in one mask test, when both lie in
 /// `block` (the 32 bytes at `at`): a fixstr key, then a one-byte value (a scalar, an empty
-/// list or map) or a fixstr or str8 value, every
-/// string byte ASCII. The offset after the value, else `None`.
+/// list or map) or a fixstr value, every string byte ASCII. The offset after the value, else
+/// `None`.
 #[inline(always)]
 fn short_pair_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
     let key_end = usize::from(block[0] & 0x1f).wrapping_add(1);
@@ -414,28 +404,29 @@ fn short_pair_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
 }
 
 /// The value at `key_end` of `block` (the 32 bytes at `at`) when it lies in the block: a
-/// one-byte value (a scalar, an empty list or map), or a fixstr or str8 of ASCII bytes; its
-/// end in the input, else `None`. `key_text`: the bits of the key's bytes that must be ASCII
+/// one-byte value (a scalar, an empty list or map), or a fixstr of ASCII bytes; its end in
+/// the input, else `None`. `key_text`: the bits of the key's bytes that must be ASCII
 /// too (none for a key already matched).
 #[inline(always)]
 fn short_value_end(block: &[u8; BLOCK], key_end: usize, key_text: u32, at: usize) -> Option<usize> {
+    let (end, text) = short_value_span(block, key_end)?;
+    (non_ascii_mask(block) & (text | key_text) == 0).then(|| at.wrapping_add(end))
+}
+
+/// The value at `key_end` of `block` when it lies in the block: a fixstr or a one-byte value
+/// (a scalar, an empty list or map). Its end in the block and the bits of its string bytes
+/// (which must be ASCII), else `None`.
+#[inline(always)]
+fn short_value_span(block: &[u8; BLOCK], key_end: usize) -> Option<(usize, u32)> {
     let vm = *block.get(key_end)?;
-    // `text`: the bits of the string bytes (the key's and the value's), which must be ASCII.
-    let value_text = |end: usize, header: u32| first(end.min(BLOCK)) & !first(key_end) & !header;
-    let (end, text) = if is_one_byte(vm) {
-        (key_end.wrapping_add(1), 0)
-    } else if (0xa0..=0xbf).contains(&vm) {
+    // (Fixstrs first: most values of a state. `end <= 32`: the shifts are small.)
+    if (0xa0..=0xbf).contains(&vm) {
         let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));
-        (end, value_text(end, 1 << key_end))
-    } else if vm == 0xd9 {
-        let end = key_end
-            .wrapping_add(2)
-            .wrapping_add(usize::from(*block.get(key_end.wrapping_add(1))?));
-        (end, value_text(end, 3 << key_end))
-    } else {
-        return None;
-    };
-    (end <= BLOCK && non_ascii_mask(block) & (text | key_text) == 0).then(|| at.wrapping_add(end))
+        return (end <= BLOCK).then(|| (end, first(end) & !first(key_end.wrapping_add(1))));
+    }
+    // (A str8 is 32 bytes or more when its encoder is go-cty's, or any other that writes the
+    // shortest form: never in the block. The walk takes the others.)
+    is_one_byte(vm).then(|| (key_end.wrapping_add(1), 0))
 }
 
 #[cfg(test)]
