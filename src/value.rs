@@ -14,8 +14,9 @@ use std::ptr::NonNull;
 use crate::number::Number;
 use crate::program::{OpId, Program};
 
-/// One decoded cty value: 24 bytes on 64-bit targets, a one-byte tag followed by its payload
-/// at offset 8 (`#[repr(C, u8)]`; numbers are variants of their own, not a nested enum).
+/// One decoded cty value: 24 bytes on 64-bit targets, a tag word followed by its payload at
+/// offset 8 (`#[repr(C, u64)]`: no padding, so a value is moved as three words; numbers are
+/// variants of their own, not a nested enum).
 ///
 /// ```
 /// use bumpalo::Bump;
@@ -30,7 +31,7 @@ use crate::program::{OpId, Program};
 /// assert_eq!(std::mem::size_of::<Value>(), 24);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C, u8)]
+#[repr(C, u64)]
 pub enum Value<'a> {
     /// A null of any type.
     Null,

@@ -1,4 +1,4 @@
-//! `Value`'s layout: 24 bytes, a tag byte and every payload at offset 8 (`#[repr(C, u8)]`),
+//! `Value`'s layout: 24 bytes, a tag word and every payload at offset 8 (`#[repr(C, u64)]`),
 //! numbers as variants of their own (no nested tag), decimal text held without an arena copy.
 
 use bumpalo::Bump;
