@@ -27,6 +27,9 @@ pub(crate) struct AttrEntry {
     pub(crate) code: Op,
     /// The whole encoded key (read only for keys longer than 32 bytes).
     bytes: Box<[u8]>,
+    /// The encoded key's bytes at or above 0x80: its marker, a long key's length at 128 or
+    /// more, a name's bytes that are not ASCII.
+    high: u32,
     /// The key as go-cty writes it in JSON, quoted and with its colon (`"name":`), the first
     /// 32 bytes zero-padded with their mask; an empty mask when the name needs escaping in
     /// JSON (the executor then reads the key in full).
@@ -60,6 +63,7 @@ impl AttrEntry {
             first(json.len().saturating_sub(1).min(WIDE))
         };
         let json_is_go = !json.is_empty() && crate::json_escape::is_plain(name);
+        let high = bytes.iter().filter(|b| !b.is_ascii()).count() as u32;
         let [w0, w1, w2, w3, ..] = wide;
         let head = u32::from_le_bytes([w0, w1, w2, w3]);
         let head_mask = (0..4).fold(0u32, |m, i| match mask >> i & 1 {
@@ -74,6 +78,7 @@ impl AttrEntry {
             op,
             code,
             bytes,
+            high,
             json_wide,
             json_mask,
             json_key_mask,
@@ -138,6 +143,13 @@ impl AttrEntry {
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn json_quoted_len(&self) -> usize {
         self.json.len().saturating_sub(1)
+    }
+
+    /// The encoded key's bytes at or above 0x80 (a matched key's share of the projection's
+    /// count of them: `decode/msgpack/deferred.rs`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn high_bytes(&self) -> usize {
+        self.high as usize
     }
 
     /// The encoded key's first byte: its MessagePack marker.

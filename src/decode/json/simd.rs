@@ -101,12 +101,13 @@ impl Level {
         #[cfg(target_arch = "x86_64")]
         {
             levels.push(Level(Isa::Sse2));
-            // (The AVX2 and AVX-512 paths may use BMI1, BMI2 and LZCNT too: every CPU with
-            // AVX2 has them, and the check keeps that a fact rather than an assumption.)
+            // (The AVX2 and AVX-512 paths may use BMI1, BMI2, LZCNT and POPCNT too: every CPU
+            // with AVX2 has them, and the check keeps that a fact rather than an assumption.)
             let avx2 = std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("bmi1")
                 && std::arch::is_x86_feature_detected!("bmi2")
-                && std::arch::is_x86_feature_detected!("lzcnt");
+                && std::arch::is_x86_feature_detected!("lzcnt")
+                && std::arch::is_x86_feature_detected!("popcnt");
             if avx2 {
                 levels.push(Level(Isa::Avx2));
             }

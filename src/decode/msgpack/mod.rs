@@ -12,6 +12,7 @@
 //! error is returned up the calls, and each container it passes adds its step to the value
 //! path (cold code).
 
+mod deferred;
 mod items;
 mod picks;
 mod projected;

@@ -4,18 +4,20 @@
 //! selected attribute's value is decoded into the next slot, any other value stepped over.
 //! The pairs between two selected names are stepped over by one run ([`marker_run`], compiled
 //! for AVX2 too): a key no selected key has the length of is known by its marker alone
-//! (`Code::key_markers`), any other is compared with the name; a value in the key's 32-byte
-//! block is stepped over there, a longer one by [`ascii_value_end`]; the UTF-8 checks are
-//! deferred (the non-ASCII bits of every key and string ORed together), and a run that met
-//! a byte not ASCII is done again by [`stepped_over_run`], which checks each pair as it goes
-//! ([`value_end`]). From the first key that is not the next name on, each key's first 32
+//! (`Code::key_markers`), any other is compared with the name; a fixstr or one-byte value is
+//! stepped over in the run's own loop, any other by [`marked_value_end`]. The UTF-8 checks
+//! are deferred: the run counts the bytes at or above 0x80 that are headers (markers,
+//! lengths, numbers) and then those of all the bytes it stepped over ([`count_non_ascii`]);
+//! when the counts differ a string held one, and the run is done again by
+//! [`stepped_over_run`], which checks each pair as it goes ([`value_end`]). From the first key that is not the next name on, each key's first 32
 //! bytes are loaded once and compared with the few selected attributes' pre-encoded keys; a
 //! short ASCII key that matches none is stepped over with its value right there. Any other
 //! key takes the general path (`object_key`: other encodings of a name, errors).
 //!
 //! [`Program::select`]: crate::Program::select
 
-use super::reader::{ascii_value_end, is_one_byte, value_end};
+use super::deferred::{count_non_ascii, marked_value_end};
+use super::reader::{is_one_byte, value_end};
 use super::Decoder;
 #[cfg(target_arch = "x86_64")]
 use crate::bytes::Avx2Mask;
@@ -145,8 +147,8 @@ impl<'a> Decoder<'a> {
             // A key or string not all ASCII: the same pairs again, each checked in turn.
             let pos;
             (pos, k, left) = match marker_run(buf, (order, markers), at) {
-                (end, 0) => (end.pos, end.k, end.pairs),
-                _ => stepped_over_run(buf, self.r.pos, order, k, left),
+                (end, true) => (end.pos, end.k, end.pairs),
+                (_, false) => stepped_over_run(buf, self.r.pos, order, k, left),
             };
             self.r.pos = pos;
             // A selected name's key, a long key, or a value the run did not take (one near
@@ -174,21 +176,21 @@ impl<'a> Decoder<'a> {
 /// Steps over pairs from `at.pos` while the key there is name `at.k` of the key order
 /// `keys` (then `k + 1`, …) and a name stepped over — known by its marker alone where the
 /// order's markers have one ([`Code::key_markers`]: no selected key has its length), else
-/// compared in its block — and its value lies in the key's block or is one
-/// [`ascii_value_end`] walks; at most `at.pairs` of them. The UTF-8 checks are deferred: the
-/// non-ASCII bits of the keys and strings stepped over are ORed into the result's second
-/// item, and when it is not zero the caller steps over the same pairs again by
+/// compared in its block — and its value is one [`marked_value_end`] walks; at most
+/// `at.pairs` of them. The UTF-8 checks are deferred (`deferred.rs`): the result's second
+/// item is true when the bytes stepped over hold no byte at or above 0x80 but headers, so
+/// every string is ASCII; when false the caller steps over the same pairs again by
 /// [`stepped_over_run`], which checks each in turn. Builds no error. Where the run ends: the
 /// position, name and pairs left after the last pair stepped over.
 ///
 /// [`Code::key_markers`]: crate::program::Code::key_markers
 #[inline(always)]
-fn marker_run(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, u32) {
+fn marker_run(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
     match Level::current().isa() {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 | Isa::Avx512 => {
-            // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2
-            // and LZCNT (`Level::all_available`).
+            // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2,
+            // LZCNT and POPCNT (`Level::all_available`).
             unsafe { marker_run_avx2(buf, keys, at) }
         }
         _ => marker_run_baseline(buf, keys, at),
@@ -208,18 +210,18 @@ struct RunAt {
 
 /// [`marker_run`] for the baseline instruction set.
 #[inline(never)]
-fn marker_run_baseline(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, u32) {
+fn marker_run_baseline(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
     marker_run_body(buf, keys, at, BaselineMask)
 }
 
-/// [`marker_run`] compiled for AVX2 (a block's non-ASCII bytes in one `movemask`, BMI2's
-/// shifts for the masks of its bytes).
+/// [`marker_run`] compiled for AVX2 (a block's non-ASCII bytes in one `movemask`, counted by
+/// `popcnt`; BMI2's shifts for the masks of its bytes).
 ///
 /// # Safety
-/// The CPU supports AVX2, BMI1 and BMI2.
+/// The CPU supports AVX2, BMI1, BMI2 and POPCNT.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2")]
-unsafe fn marker_run_avx2(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, u32) {
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+unsafe fn marker_run_avx2(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
     // SAFETY: the CPU has AVX2 (this function's contract).
     let masks = unsafe { Avx2Mask::new() };
     marker_run_body(buf, keys, at, masks)
@@ -233,51 +235,77 @@ fn marker_run_body<M: AsciiMask>(
     RunAt {
         mut pos,
         mut k,
-        mut pairs,
+        pairs,
     }: RunAt,
     masks: M,
-) -> (RunAt, u32) {
-    let mut high = 0u32;
-    while pairs > 0 {
+) -> (RunAt, bool) {
+    let (start, first_k) = (pos, k);
+    // The names the run can reach (`Code::validate`: a marker per name).
+    let last = markers.len().min(k.saturating_add(pairs as usize));
+    // The bytes at or above 0x80 stepped over that are not a string's: the keys' markers
+    // and the values' headers (`deferred.rs`).
+    let mut marks = 0usize;
+    while k < last {
+        // The pairs whose key has a marker and whose value is a fixstr or one byte: a fixstr
+        // key and a fixstr value lie in 64 bytes. (Each kind of value its own branch: the
+        // next pair's position then waits on the value's marker only for a fixstr.)
+        let mut fast = 0usize;
+        for &marker in markers.get(k..last).unwrap_or_default() {
+            let Some(chunk) = buf.get(pos..).and_then(|s| s.first_chunk::<64>()) else {
+                break;
+            };
+            if marker == 0 || marker != chunk[0] {
+                break;
+            }
+            let key_end = usize::from(marker & 0x1f).wrapping_add(1);
+            let vm = chunk.get(key_end).copied().unwrap_or(0xc1);
+            if ONE_BYTE.get(usize::from(vm)).copied().unwrap_or(false) {
+                // (Its marker when not ASCII; the keys' markers are counted below.)
+                marks = marks.wrapping_add(usize::from(vm >> 7));
+                pos = pos.wrapping_add(key_end).wrapping_add(1);
+            } else if (0xa0..=0xbf).contains(&vm) {
+                marks = marks.wrapping_add(1);
+                pos = pos
+                    .wrapping_add(key_end)
+                    .wrapping_add(1)
+                    .wrapping_add(usize::from(vm & 0x1f));
+            } else {
+                break;
+            }
+            fast = fast.wrapping_add(1);
+        }
+        k = k.wrapping_add(fast);
+        marks = marks.wrapping_add(fast);
+        // One pair of any other kind: a key compared with the name, a longer value.
         let Some(block) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
             break;
         };
-        // The key's end in the block, and its bytes to check: a marker-only key's (bits
-        // 1..key_end: a fixstr's bytes lie in the block); none for a key compared with the
-        // name.
-        let (key_end, key_text) = match markers.get(k).copied().unwrap_or(0) {
+        // (`high`: the key's bytes at or above 0x80.)
+        let (key_end, high) = match markers.get(k).copied().unwrap_or(0) {
+            _ if k >= last => break,
             0 => match order.get(k) {
                 // (A key of 32 bytes or more is compared past its block too.)
                 Some(entry) if entry.stepped_over && entry.matches_block(block, buf, pos) => {
-                    (entry.len(), 0)
+                    (entry.len(), entry.high_bytes())
                 }
                 _ => break,
             },
-            marker if marker == block[0] => {
-                let key_end = usize::from(marker & 0x1f).wrapping_add(1);
-                (key_end, first(key_end) & !1)
-            }
+            marker if marker == block[0] => (usize::from(marker & 0x1f).wrapping_add(1), 1),
             _ => break,
         };
-        let ascii = masks.non_ascii(block);
-        let end = match short_value_span(block, key_end) {
-            Some((end, text)) => {
-                high |= ascii & (key_text | text);
-                pos.wrapping_add(end)
-            }
-            None => match ascii_value_end(buf, pos.wrapping_add(key_end), &mut high, masks) {
-                Some(end) => {
-                    high |= ascii & key_text;
-                    end
-                }
-                None => break,
-            },
+        // (The marks of a value the walk does not take are not kept.)
+        let value_at = pos.wrapping_add(key_end);
+        let Some((end, with_value)) = marked_value_end(buf, value_at, marks.wrapping_add(high))
+        else {
+            break;
         };
-        pos = end;
+        (pos, marks) = (end, with_value);
         k = k.wrapping_add(1);
-        pairs = pairs.wrapping_sub(1);
     }
-    (RunAt { pos, k, pairs }, high)
+    let clean = count_non_ascii(buf, start, pos, masks) == Some(marks);
+    // (`k - first_k <= pairs`.)
+    let pairs = pairs.wrapping_sub(k.wrapping_sub(first_k) as u32);
+    (RunAt { pos, k, pairs }, clean)
 }
 
 /// Steps over pairs from `pos` while the key there is that of name `k` of `order` (then
@@ -428,6 +456,18 @@ fn short_value_span(block: &[u8; BLOCK], key_end: usize) -> Option<(usize, u32)>
     // shortest form: never in the block. The walk takes the others.)
     is_one_byte(vm).then(|| (key_end.wrapping_add(1), 0))
 }
+
+/// [`is_one_byte`] of every marker.
+#[allow(clippy::indexing_slicing)] // (`m < 256`: built at compile time)
+static ONE_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut m = 0;
+    while m < 256 {
+        table[m] = is_one_byte(m as u8);
+        m += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {

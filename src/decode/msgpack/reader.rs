@@ -1,7 +1,7 @@
 //! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
 //! value of any depth iteratively — [`value_end`], at the skip walk's pace with no error
-//! paths, [`ascii_value_end`], which defers the UTF-8 checks to its caller (the projection's
-//! runs), and the careful [`Reader::skip_items`] that names a fault. Returns `None` at end of
+//! paths, and the careful [`Reader::skip_items`] that names a fault (`deferred.rs` has a
+//! third, with the UTF-8 checks left to its caller). Returns `None` at end of
 //! input; callers attach offsets.
 //!
 //! Every read goes through `get`, so a position past the end is never a panic, only `None`.
@@ -10,7 +10,7 @@
 
 use rmp::Marker;
 
-use crate::bytes::{first, is_ascii, non_ascii_mask, AsciiMask, BLOCK};
+use crate::bytes::{first, non_ascii_mask, BLOCK};
 
 /// Cursor over borrowed bytes.
 #[derive(Clone, Copy)]
@@ -157,7 +157,7 @@ impl<'a> Reader<'a> {
     /// cursor, and names the first fault. [`value_end`] is checked against it. (`pending` stays
     /// below `remaining() + 2³³`, far from overflowing; the additions saturate regardless.)
     #[inline(never)]
-    fn skip_items(&mut self, mut pending: u64, utf8: bool) -> Result<(), SkipError> {
+    pub(super) fn skip_items(&mut self, mut pending: u64, utf8: bool) -> Result<(), SkipError> {
         while pending > 0 {
             pending = pending.saturating_sub(1);
             let at = self.pos;
@@ -314,78 +314,10 @@ pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
     Some(pos)
 }
 
-/// [`value_end`] with its UTF-8 checks deferred, for runs that step over many values before
-/// they look at the result: the non-ASCII bits of each string's bytes ORed into `high`
-/// without a branch on them. `None` on any fault, for the items this walk leaves to the
-/// others (16- and 32-bit strings, binaries, extensions, 32-bit containers) and for an item
-/// within 32 bytes of the input's end. The end it gives is the value's end; the value's
-/// strings are UTF-8 when `high` is still zero (all ASCII), else the caller checks them.
-/// `masks` finds the non-ASCII bytes (the caller's instruction set).
-#[inline(always)]
-pub(crate) fn ascii_value_end<M: AsciiMask>(
-    buf: &[u8],
-    at: usize,
-    high: &mut u32,
-    masks: M,
-) -> Option<usize> {
-    let mut pos = at;
-    let mut pending: u64 = 1;
-    while pending > 0 {
-        let head = buf.get(pos..)?.first_chunk::<BLOCK>()?;
-        pending = pending.wrapping_sub(1);
-        let m = head[0];
-        // (Every item's bytes lie within the input: `pos <= buf.len()` stays true, and the
-        // sums below are small.)
-        if (0xa0..0xc0).contains(&m) {
-            // A fixstr (most items): its bytes are bits 1..=n of `head`.
-            let n = usize::from(m & 0x1f);
-            *high |= masks.non_ascii(head) & first(n.wrapping_add(1)) & !1;
-            pos = pos.wrapping_add(1).wrapping_add(n);
-            continue;
-        }
-        if !(0xc0..0xe0).contains(&m) {
-            // A fixint, fixmap or fixarray.
-            let items = match m >> 4 {
-                0x8 => u64::from(m & 0x0f) << 1,
-                0x9 => u64::from(m & 0x0f),
-                _ => 0,
-            };
-            pos = pos.wrapping_add(1);
-            pending = pending.saturating_add(items);
-            continue;
-        }
-        let len = match m {
-            0xc0 | 0xc2 | 0xc3 => 1,
-            0xd9 => {
-                let n = usize::from(head[1]);
-                if n <= 30 {
-                    *high |= masks.non_ascii(head) & first(n.wrapping_add(2)) & !3;
-                } else {
-                    let start = pos.wrapping_add(2);
-                    *high |= u32::from(!is_ascii(buf.get(start..start.wrapping_add(n))?));
-                }
-                n.wrapping_add(2)
-            }
-            0xcc | 0xd0 => 2,
-            0xcd | 0xd1 => 3,
-            0xca | 0xce | 0xd2 => 5,
-            0xcb | 0xcf | 0xd3 => 9,
-            0xdc | 0xde => {
-                let n = u64::from(u16::from_be_bytes([head[1], head[2]]));
-                pending = pending.saturating_add(if m == 0xdc { n } else { n << 1 });
-                3
-            }
-            _ => return None,
-        };
-        pos = pos.wrapping_add(len);
-    }
-    Some(pos)
-}
-
 /// True for a marker that is the whole value: a fixint, nil, a boolean, an empty fixarray or
 /// fixmap.
 #[inline(always)]
-pub(crate) fn is_one_byte(m: u8) -> bool {
+pub(crate) const fn is_one_byte(m: u8) -> bool {
     m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3 | 0x80 | 0x90)
 }
 
@@ -473,12 +405,12 @@ pub(crate) fn is_ext(m: u8) -> bool {
 
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
-mod tests {
-    use super::{ascii_value_end, value_end, Reader, SkipError};
+pub(super) mod tests {
+    use super::{value_end, Reader, SkipError};
     use crate::test_rng::{next, rounds};
 
     /// The outcome of a skip: the end position, or the error with its offset.
-    fn outcome(r: Result<(), SkipError>, reader: &Reader<'_>) -> (u8, usize) {
+    pub(crate) fn outcome(r: Result<(), SkipError>, reader: &Reader<'_>) -> (u8, usize) {
         match r {
             Ok(()) => (0, reader.pos),
             Err(SkipError::Eof) => (1, 0),
@@ -489,7 +421,7 @@ mod tests {
 
     /// Random MessagePack-ish bytes: markers biased to containers, short strings (some with
     /// bytes above 0x7f) and headers, so every arm of both steppers is reached.
-    fn random_input(seed: &mut u64) -> Vec<u8> {
+    pub(crate) fn random_input(seed: &mut u64) -> Vec<u8> {
         const MARKERS: [u8; 24] = [
             0x01, 0x82, 0x93, 0xa3, 0xa9, 0xbf, 0xc0, 0xc1, 0xc4, 0xc7, 0xca, 0xcb, 0xcd, 0xd4,
             0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0xe5, 0x80,
@@ -524,52 +456,6 @@ mod tests {
             let mut skip = Reader::new(&input);
             assert_eq!(outcome(skip.skip_value(), &skip), c, "input {input:02x?}");
         }
-    }
-
-    /// The deferred walk agrees with the careful stepper wherever it answers: the same end,
-    /// and no non-ASCII bit only where the careful stepper finds the strings UTF-8; a string
-    /// with other bytes is flagged. With both masks the CPU has.
-    #[test]
-    fn ascii_value_end_matches_careful_skip() {
-        fn check<M: crate::bytes::AsciiMask>(masks: M) {
-            let mut seed = 0xa5c1_u64;
-            let mut answered = 0;
-            for _ in 0..rounds(200_000, 1_000) {
-                let input = random_input(&mut seed);
-                let mut careful = Reader::new(&input);
-                let c = careful.skip_items(1, true);
-                let c = outcome(c, &careful);
-                let mut lax = Reader::new(&input);
-                let without_utf8 = lax.skip_items(1, false).ok().map(|()| lax.pos);
-                let mut high = 0;
-                if let Some(end) = ascii_value_end(&input, 0, &mut high, masks) {
-                    answered += 1;
-                    assert_eq!(without_utf8, Some(end), "input {input:02x?}");
-                    if high == 0 {
-                        assert_eq!(c, (0, end), "input {input:02x?}");
-                    }
-                }
-            }
-            assert!(answered > 0);
-        }
-        check(crate::bytes::BaselineMask);
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            check(unsafe { crate::bytes::Avx2Mask::new() });
-        }
-        // Strings of every kind it walks, ASCII and not: a fixstr, a short and a long str8.
-        let mut list = vec![0x93, 0xa2, 0xc3, 0xa9, 0xd9, 3, b'a', b'b', 0xff, 0xd9, 40];
-        list.extend_from_slice(&[b'x'; 40]);
-        list.extend_from_slice(&[0; 32]);
-        let mut high = 0;
-        let end = ascii_value_end(&list, 0, &mut high, crate::bytes::BaselineMask);
-        assert_eq!((end, high != 0), (Some(list.len() - 32), true));
-        list[2..4].copy_from_slice(b"ok");
-        list[8] = b'c';
-        let mut high = 0;
-        let end = ascii_value_end(&list, 0, &mut high, crate::bytes::BaselineMask);
-        assert_eq!((end, high), (Some(list.len() - 32), 0));
     }
 
     /// A list of maps with strings (ASCII and not) far from the end and near it.

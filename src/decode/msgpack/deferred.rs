@@ -1,0 +1,185 @@
+//! The skip walk with its UTF-8 checks deferred, for the projection's runs
+//! (`projected.rs`), which step over many values before they look at the result.
+//! [`marked_value_end`] walks one value as [`value_end`] does but reads no string's bytes:
+//! it counts the bytes at or above 0x80 that are not a string's (markers, a str8's length,
+//! a number's bytes, a container's count). A run then counts the bytes at or above 0x80 of
+//! everything it stepped over in one pass of 32-byte masks ([`count_non_ascii`]): as the
+//! walk splits those bytes into headers and string bytes, the two counts are equal exactly
+//! when every string byte is ASCII, so UTF-8. When they differ, the run is done again by
+//! the careful walk, which names a fault.
+//!
+//! [`value_end`]: super::reader::value_end
+
+use crate::bytes::{first, AsciiMask, BLOCK};
+
+/// The end of the value at `at`, when it is well-formed with every item one this walk
+/// takes: fixed-size items (fixints, nil, booleans, numbers), fixstrs and str8s, fixmaps,
+/// fixarrays, and 16-bit maps and arrays. `None` for any fault and for the items it leaves to
+/// the careful walk (16- and 32-bit strings, binaries, extensions, 32-bit containers).
+/// With the end, `marks` plus the value's bytes at or above 0x80 that are not string
+/// bytes; its strings are UTF-8 when its bytes hold no others ([`count_non_ascii`]).
+#[inline(always)]
+pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Option<(usize, usize)> {
+    let mut pos = at;
+    let mut pending: u64 = 1;
+    while pending > 0 {
+        let m = *buf.get(pos)?;
+        pending = pending.wrapping_sub(1);
+        // (A marker at or above 0x80 is one of the marks; `m >> 7` is 0 or 1.)
+        marks = marks.wrapping_add(usize::from(m >> 7));
+        // (`pos < buf.len()`: the sums below are small and cannot wrap.)
+        if (0xa0..0xc0).contains(&m) {
+            // A fixstr (most items): its bytes are not read.
+            pos = pos.wrapping_add(1).wrapping_add(usize::from(m & 0x1f));
+            continue;
+        }
+        if !(0xc0..0xe0).contains(&m) {
+            // A fixint, fixmap or fixarray.
+            let items = match m >> 4 {
+                0x8 => u64::from(m & 0x0f) << 1,
+                0x9 => u64::from(m & 0x0f),
+                _ => 0,
+            };
+            pos = pos.wrapping_add(1);
+            pending = pending.saturating_add(items);
+            continue;
+        }
+        let (header, payload) = match m {
+            0xc0 | 0xc2 | 0xc3 => (1, 0),
+            0xd9 => (2, usize::from(*buf.get(pos.wrapping_add(1))?)),
+            0xcc | 0xd0 => (2, 0),
+            0xcd | 0xd1 => (3, 0),
+            0xca | 0xce | 0xd2 => (5, 0),
+            0xcb | 0xcf | 0xd3 => (9, 0),
+            0xdc | 0xde => {
+                let count = buf.get(pos.wrapping_add(1)..pos.wrapping_add(3))?;
+                let n = u64::from(u16::from_be_bytes([*count.first()?, *count.get(1)?]));
+                pending = pending.saturating_add(if m == 0xdc { n } else { n << 1 });
+                (3, 0)
+            }
+            _ => return None,
+        };
+        // The header's bytes after the marker: a length, a number, a count.
+        let rest = buf.get(pos.wrapping_add(1)..pos.wrapping_add(header))?;
+        marks = marks.wrapping_add(rest.iter().map(|b| usize::from(b >> 7)).sum::<usize>());
+        pos = pos.wrapping_add(header).wrapping_add(payload);
+    }
+    (pos <= buf.len()).then_some((pos, marks))
+}
+
+/// The bytes at or above 0x80 in `buf[start..end]`, 32 at a time by `masks`; `None` when
+/// the range is not in `buf`. A last part shorter than a block is read within a block
+/// that ends at `end` or starts at `start`, so every byte is read once with no copy.
+#[inline(always)]
+pub(crate) fn count_non_ascii<M: AsciiMask>(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    masks: M,
+) -> Option<usize> {
+    let bytes = buf.get(start..end)?;
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    let mut n = 0usize;
+    for block in &mut blocks {
+        let block = block.first_chunk::<BLOCK>()?;
+        n = n.wrapping_add(masks.non_ascii(block).count_ones() as usize);
+    }
+    let rest = blocks.remainder().len();
+    if rest == 0 {
+        return Some(n);
+    }
+    let last = match bytes.last_chunk::<BLOCK>() {
+        // (The last block's first `BLOCK - rest` bytes were counted: its top `rest` bits.)
+        Some(block) => (masks.non_ascii(block) >> BLOCK.wrapping_sub(rest)).count_ones() as usize,
+        None => match buf.get(start..).and_then(|s| s.first_chunk::<BLOCK>()) {
+            Some(block) => (masks.non_ascii(block) & first(rest)).count_ones() as usize,
+            None => bytes.iter().filter(|b| !b.is_ascii()).count(),
+        },
+    };
+    Some(n.wrapping_add(last))
+}
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
+mod tests {
+    use super::{count_non_ascii, marked_value_end};
+    use crate::bytes::{AsciiMask, BaselineMask};
+    use crate::decode::msgpack::reader::tests::{outcome, random_input};
+    use crate::decode::msgpack::reader::Reader;
+    use crate::test_rng::{next, rounds};
+
+    /// The marked walk agrees with the careful stepper wherever it answers: the same end,
+    /// and as many marks as the value has bytes at or above 0x80 only where the careful
+    /// stepper finds its strings UTF-8 (memchr's way: the fast path against the naive one).
+    #[test]
+    fn marked_value_end_matches_careful_skip() {
+        let mut seed = 0xa5c1_u64;
+        let (mut answered, mut flagged) = (0, 0);
+        for _ in 0..rounds(200_000, 1_000) {
+            let input = random_input(&mut seed);
+            let mut careful = Reader::new(&input);
+            let c = careful.skip_items(1, true);
+            let c = outcome(c, &careful);
+            let mut lax = Reader::new(&input);
+            let without_utf8 = lax.skip_items(1, false).ok().map(|()| lax.pos);
+            if let Some((end, marks)) = marked_value_end(&input, 0, 0) {
+                answered += 1;
+                assert_eq!(without_utf8, Some(end), "input {input:02x?}");
+                let high = input[..end].iter().filter(|b| !b.is_ascii()).count();
+                assert!(marks <= high, "input {input:02x?}");
+                match marks == high {
+                    true => assert_eq!(c, (0, end), "input {input:02x?}"),
+                    false => flagged += 1,
+                }
+            }
+        }
+        assert!(answered > 0 && flagged > 0);
+        // Strings of every kind it walks, ASCII and not: a fixstr, a short and a long str8,
+        // beside a uint16 whose bytes are not ASCII and a map16's count.
+        let mut list = vec![0x95, 0xa2, 0xc3, 0xa9, 0xd9, 3, b'a', b'b', 0xff, 0xd9, 200];
+        list.extend_from_slice(&[b'x'; 200]);
+        list.extend_from_slice(&[0xcd, 0xff, 0x80, 0xde, 0, 0]);
+        let high = list.iter().filter(|b| !b.is_ascii()).count();
+        // Marks: the list, the fixstr, two str8s (and the length 200), the uint16 (and its
+        // two bytes) and the map16: 9. The bytes: those and "é", 0xff: 12.
+        assert_eq!(marked_value_end(&list, 0, 3), Some((list.len(), 12)));
+        assert_eq!(high, 12);
+        list[2..4].copy_from_slice(b"ok");
+        list[8] = b'c';
+        assert_eq!(marked_value_end(&list, 0, 0), Some((list.len(), 9)));
+        // Cut short anywhere: no end.
+        for cut in 1..list.len() {
+            assert_eq!(marked_value_end(&list[..cut], 0, 0), None, "cut {cut}");
+        }
+    }
+
+    /// The count of bytes at or above 0x80 of every range of random inputs, at every length
+    /// and offset (a tail read within the last block, the first, or byte by byte), equals
+    /// the naive count, with both masks the CPU has.
+    #[test]
+    fn count_non_ascii_equals_the_naive_count() {
+        fn check<M: AsciiMask>(masks: M) {
+            let mut seed = 0xc0de_u64;
+            for _ in 0..rounds(2_000, 50) {
+                let len = (next(&mut seed) % 200) as usize;
+                let buf: Vec<u8> = (0..len).map(|_| next(&mut seed) as u8).collect();
+                let start = (next(&mut seed) as usize) % (len + 1);
+                let end = start + (next(&mut seed) as usize) % (len - start + 1);
+                let naive = buf[start..end].iter().filter(|b| **b >= 0x80).count();
+                assert_eq!(
+                    count_non_ascii(&buf, start, end, masks),
+                    Some(naive),
+                    "{start}..{end} of {}",
+                    buf.len()
+                );
+            }
+            assert_eq!(count_non_ascii(&[0x80; 4], 2, 5, masks), None);
+        }
+        check(BaselineMask);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            check(unsafe { crate::bytes::Avx2Mask::new() });
+        }
+    }
+}
