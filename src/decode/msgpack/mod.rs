@@ -18,6 +18,7 @@ mod picks;
 mod projected;
 pub(crate) mod reader;
 mod refine;
+mod run;
 mod visit;
 
 use bumpalo::Bump;

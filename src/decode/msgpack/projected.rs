@@ -2,28 +2,21 @@
 //! name no selected attribute. First the keys are compared with the projected type's whole
 //! key order (`Code::key_orders`), as the full decode compares them with its attributes: a
 //! selected attribute's value is decoded into the next slot, any other value stepped over.
-//! The pairs between two selected names are stepped over by one run ([`marker_run`], compiled
-//! for AVX2 too): a key no selected key has the length of is known by its marker alone
-//! (`Code::key_markers`), any other is compared with the name; a fixstr or one-byte value is
-//! stepped over in the run's own loop, any other by [`marked_value_end`]. The UTF-8 checks
-//! are deferred: the run counts the bytes at or above 0x80 that are headers (markers,
-//! lengths, numbers) and then those of all the bytes it stepped over ([`count_non_ascii`]);
-//! when the counts differ a string held one, and the run is done again by
-//! [`stepped_over_run`], which checks each pair as it goes ([`value_end`]). From the first key that is not the next name on, each key's first 32
+//! The pairs between two selected names are stepped over by one run ([`marker_run`], in
+//! `run.rs`), with the UTF-8 checks deferred; a run that met a byte not ASCII is done again
+//! by [`stepped_over_run`], which checks each pair as it goes. From the first key that is
+//! not the next name on, each key's first 32
 //! bytes are loaded once and compared with the few selected attributes' pre-encoded keys; a
 //! short ASCII key that matches none is stepped over with its value right there. Any other
 //! key takes the general path (`object_key`: other encodings of a name, errors).
 //!
 //! [`Program::select`]: crate::Program::select
 
-use super::deferred::{count_non_ascii, marked_value_end};
-use super::reader::{is_one_byte, value_end};
+use super::reader::value_end;
+use super::run::{marker_run, short_value_end, stepped_over_run, Keys, RunAt};
 use super::Decoder;
-#[cfg(target_arch = "x86_64")]
-use crate::bytes::Avx2Mask;
-use crate::bytes::{first, is_ascii, non_ascii_mask, AsciiMask, BaselineMask, BLOCK};
+use crate::bytes::{first, is_ascii, non_ascii_mask, BLOCK};
 use crate::decode::common::{missing_attribute, AttrTable, Pending, Seen};
-use crate::decode::json::{Isa, Level};
 use crate::decode::slots::Slots;
 use crate::program::key::AttrEntry;
 use crate::program::{OpId, Program};
@@ -44,8 +37,11 @@ impl<'a> Decoder<'a> {
         at_object: usize,
     ) -> Result<(), Pending> {
         let (order, names) = prog.key_order(op);
-        let markers = prog.key_markers(op);
-        let len = self.key_order_walk(prog, (order, markers), names, out, len)?;
+        let keys = Keys {
+            order,
+            markers: prog.key_markers(op),
+        };
+        let len = self.key_order_walk(prog, keys, names, out, len)?;
         let n = table.entries.len();
         if len == 0 {
             // (The walk fills the slots in order: the first not written is the first missing.)
@@ -131,12 +127,12 @@ impl<'a> Decoder<'a> {
     fn key_order_walk(
         &mut self,
         prog: &'a Program,
-        (order, markers): Keys<'a>,
+        keys: Keys<'a>,
         names: &'a [Box<str>],
         out: &mut Slots<'a, Value<'a>>,
         len: u32,
     ) -> Result<u32, Pending> {
-        let buf = self.r.buf;
+        let (buf, order) = (self.r.buf, keys.order);
         let (mut k, mut left) = (0usize, len);
         loop {
             let at = RunAt {
@@ -146,7 +142,7 @@ impl<'a> Decoder<'a> {
             };
             // A key or string not all ASCII: the same pairs again, each checked in turn.
             let pos;
-            (pos, k, left) = match marker_run(buf, (order, markers), at) {
+            (pos, k, left) = match marker_run(buf, keys, at) {
                 (end, true) => (end.pos, end.k, end.pairs),
                 (_, false) => stepped_over_run(buf, self.r.pos, order, k, left),
             };
@@ -171,179 +167,6 @@ impl<'a> Decoder<'a> {
             k = k.wrapping_add(1);
         }
     }
-}
-
-/// Steps over pairs from `at.pos` while the key there is name `at.k` of the key order
-/// `keys` (then `k + 1`, …) and a name stepped over — known by its marker alone where the
-/// order's markers have one ([`Code::key_markers`]: no selected key has its length), else
-/// compared in its block — and its value is one [`marked_value_end`] walks; at most
-/// `at.pairs` of them. The UTF-8 checks are deferred (`deferred.rs`): the result's second
-/// item is true when the bytes stepped over hold no byte at or above 0x80 but headers, so
-/// every string is ASCII; when false the caller steps over the same pairs again by
-/// [`stepped_over_run`], which checks each in turn. Builds no error. Where the run ends: the
-/// position, name and pairs left after the last pair stepped over.
-///
-/// [`Code::key_markers`]: crate::program::Code::key_markers
-#[inline(always)]
-fn marker_run(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
-    match Level::current().isa() {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 | Isa::Avx512 => {
-            // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2,
-            // LZCNT and POPCNT (`Level::all_available`).
-            unsafe { marker_run_avx2(buf, keys, at) }
-        }
-        _ => marker_run_baseline(buf, keys, at),
-    }
-}
-
-/// A key order's entries and markers ([`Program::key_order`], [`Program::key_markers`]).
-type Keys<'k> = (&'k [AttrEntry], &'k [u8]);
-
-/// Where a run is: the cursor, the next name of the key order and the pairs left.
-#[derive(Clone, Copy)]
-struct RunAt {
-    pos: usize,
-    k: usize,
-    pairs: u32,
-}
-
-/// [`marker_run`] for the baseline instruction set.
-#[inline(never)]
-fn marker_run_baseline(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
-    marker_run_body(buf, keys, at, BaselineMask)
-}
-
-/// [`marker_run`] compiled for AVX2 (a block's non-ASCII bytes in one `movemask`, counted by
-/// `popcnt`; BMI2's shifts for the masks of its bytes).
-///
-/// # Safety
-/// The CPU supports AVX2, BMI1, BMI2 and POPCNT.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-unsafe fn marker_run_avx2(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
-    // SAFETY: the CPU has AVX2 (this function's contract).
-    let masks = unsafe { Avx2Mask::new() };
-    marker_run_body(buf, keys, at, masks)
-}
-
-/// The body of [`marker_run`], compiled once per instruction set (`masks`').
-#[inline(always)]
-fn marker_run_body<M: AsciiMask>(
-    buf: &[u8],
-    (order, markers): Keys<'_>,
-    RunAt {
-        mut pos,
-        mut k,
-        pairs,
-    }: RunAt,
-    masks: M,
-) -> (RunAt, bool) {
-    let (start, first_k) = (pos, k);
-    // The names the run can reach (`Code::validate`: a marker per name).
-    let last = markers.len().min(k.saturating_add(pairs as usize));
-    // The bytes at or above 0x80 stepped over that are not a string's: the keys' markers
-    // and the values' headers (`deferred.rs`).
-    let mut marks = 0usize;
-    while k < last {
-        // The pairs whose key has a marker and whose value is a fixstr or one byte: a fixstr
-        // key and a fixstr value lie in 64 bytes. (Each kind of value its own branch: the
-        // next pair's position then waits on the value's marker only for a fixstr.)
-        let mut fast = 0usize;
-        for &marker in markers.get(k..last).unwrap_or_default() {
-            let Some(chunk) = buf.get(pos..).and_then(|s| s.first_chunk::<64>()) else {
-                break;
-            };
-            if marker == 0 || marker != chunk[0] {
-                break;
-            }
-            let key_end = usize::from(marker & 0x1f).wrapping_add(1);
-            let vm = chunk.get(key_end).copied().unwrap_or(0xc1);
-            if ONE_BYTE.get(usize::from(vm)).copied().unwrap_or(false) {
-                // (Its marker when not ASCII; the keys' markers are counted below.)
-                marks = marks.wrapping_add(usize::from(vm >> 7));
-                pos = pos.wrapping_add(key_end).wrapping_add(1);
-            } else if (0xa0..=0xbf).contains(&vm) {
-                marks = marks.wrapping_add(1);
-                pos = pos
-                    .wrapping_add(key_end)
-                    .wrapping_add(1)
-                    .wrapping_add(usize::from(vm & 0x1f));
-            } else {
-                break;
-            }
-            fast = fast.wrapping_add(1);
-        }
-        k = k.wrapping_add(fast);
-        marks = marks.wrapping_add(fast);
-        // One pair of any other kind: a key compared with the name, a longer value.
-        let Some(block) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
-            break;
-        };
-        // (`high`: the key's bytes at or above 0x80.)
-        let (key_end, high) = match markers.get(k).copied().unwrap_or(0) {
-            _ if k >= last => break,
-            0 => match order.get(k) {
-                // (A key of 32 bytes or more is compared past its block too.)
-                Some(entry) if entry.stepped_over && entry.matches_block(block, buf, pos) => {
-                    (entry.len(), entry.high_bytes())
-                }
-                _ => break,
-            },
-            marker if marker == block[0] => (usize::from(marker & 0x1f).wrapping_add(1), 1),
-            _ => break,
-        };
-        // (The marks of a value the walk does not take are not kept.)
-        let value_at = pos.wrapping_add(key_end);
-        let Some((end, with_value)) = marked_value_end(buf, value_at, marks.wrapping_add(high))
-        else {
-            break;
-        };
-        (pos, marks) = (end, with_value);
-        k = k.wrapping_add(1);
-    }
-    let clean = count_non_ascii(buf, start, pos, masks) == Some(marks);
-    // (`k - first_k <= pairs`.)
-    let pairs = pairs.wrapping_sub(k.wrapping_sub(first_k) as u32);
-    (RunAt { pos, k, pairs }, clean)
-}
-
-/// Steps over pairs from `pos` while the key there is that of name `k` of `order` (then
-/// `k + 1`, …), a name stepped over and shorter than 32 bytes, and its value is short enough
-/// to be checked in the key's block ([`short_value_end`]) or well-formed for [`value_end`];
-/// at most `pairs` of them. Builds no error. The position, name and pairs left after the last
-/// pair stepped over.
-#[inline(always)]
-fn stepped_over_run(
-    buf: &[u8],
-    mut pos: usize,
-    order: &[AttrEntry],
-    mut k: usize,
-    mut pairs: u32,
-) -> (usize, usize, u32) {
-    while pairs > 0 {
-        let (Some(entry), Some(block)) = (
-            order.get(k),
-            buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()),
-        ) else {
-            break;
-        };
-        if !entry.stepped_over || !entry.matches_short_block(block) {
-            break;
-        }
-        let key_end = entry.len();
-        let end = match short_value_end(block, key_end, 0, pos) {
-            Some(end) => end,
-            None => match value_end(buf, pos.wrapping_add(key_end)) {
-                Some(end) => end,
-                None => break,
-            },
-        };
-        pos = end;
-        k = k.wrapping_add(1);
-        pairs = pairs.wrapping_sub(1);
-    }
-    (pos, k, pairs)
 }
 
 /// The bytes of the key at `at` (`block` holds its first 32 bytes) when it is a fixstr, or a
@@ -430,44 +253,6 @@ fn short_pair_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
     // (Bit 0 is the key's marker.)
     short_value_end(block, key_end, first(key_end) & !1, at)
 }
-
-/// The value at `key_end` of `block` (the 32 bytes at `at`) when it lies in the block: a
-/// one-byte value (a scalar, an empty list or map), or a fixstr of ASCII bytes; its end in
-/// the input, else `None`. `key_text`: the bits of the key's bytes that must be ASCII
-/// too (none for a key already matched).
-#[inline(always)]
-fn short_value_end(block: &[u8; BLOCK], key_end: usize, key_text: u32, at: usize) -> Option<usize> {
-    let (end, text) = short_value_span(block, key_end)?;
-    (non_ascii_mask(block) & (text | key_text) == 0).then(|| at.wrapping_add(end))
-}
-
-/// The value at `key_end` of `block` when it lies in the block: a fixstr or a one-byte value
-/// (a scalar, an empty list or map). Its end in the block and the bits of its string bytes
-/// (which must be ASCII), else `None`.
-#[inline(always)]
-fn short_value_span(block: &[u8; BLOCK], key_end: usize) -> Option<(usize, u32)> {
-    let vm = *block.get(key_end)?;
-    // (Fixstrs first: most values of a state. `end <= 32`: the shifts are small.)
-    if (0xa0..=0xbf).contains(&vm) {
-        let end = key_end.wrapping_add(1).wrapping_add(usize::from(vm & 0x1f));
-        return (end <= BLOCK).then(|| (end, first(end) & !first(key_end.wrapping_add(1))));
-    }
-    // (A str8 is 32 bytes or more when its encoder is go-cty's, or any other that writes the
-    // shortest form: never in the block. The walk takes the others.)
-    is_one_byte(vm).then(|| (key_end.wrapping_add(1), 0))
-}
-
-/// [`is_one_byte`] of every marker.
-#[allow(clippy::indexing_slicing)] // (`m < 256`: built at compile time)
-static ONE_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut m = 0;
-    while m < 256 {
-        table[m] = is_one_byte(m as u8);
-        m += 1;
-    }
-    table
-};
 
 #[cfg(test)]
 mod tests {
