@@ -10,7 +10,10 @@
 //!
 //! [`value_end`]: super::reader::value_end
 
-use crate::bytes::{first, AsciiMask, BLOCK};
+#[cfg(target_arch = "x86_64")]
+use crate::bytes::Avx2Mask;
+use crate::bytes::{first, AsciiMask, BaselineMask, BLOCK};
+use crate::decode::json::{Isa, Level};
 
 /// The end of the value at `at`, when it is well-formed with every item one this walk
 /// takes: fixed-size items (fixints, nil, booleans, numbers), fixstrs and str8s, fixmaps,
@@ -65,6 +68,40 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
         pos = pos.wrapping_add(header).wrapping_add(payload);
     }
     (pos <= buf.len()).then_some((pos, marks))
+}
+
+/// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii`]), by AVX2 and
+/// POPCNT where the CPU has them.
+#[inline(always)]
+pub(crate) fn non_ascii_count(buf: &[u8], start: usize, end: usize) -> Option<usize> {
+    match Level::current().isa() {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 | Isa::Avx512 => {
+            // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2,
+            // LZCNT and POPCNT (`Level::all_available`).
+            unsafe { non_ascii_count_avx2(buf, start, end) }
+        }
+        _ => non_ascii_count_baseline(buf, start, end),
+    }
+}
+
+/// [`non_ascii_count`] for the baseline instruction set.
+#[inline(never)]
+fn non_ascii_count_baseline(buf: &[u8], start: usize, end: usize) -> Option<usize> {
+    count_non_ascii(buf, start, end, BaselineMask)
+}
+
+/// [`non_ascii_count`] compiled for AVX2 and POPCNT: a block's bytes in one `vpmovmskb`,
+/// counted by `popcnt`.
+///
+/// # Safety
+/// The CPU supports AVX2 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+#[inline(never)]
+unsafe fn non_ascii_count_avx2(buf: &[u8], start: usize, end: usize) -> Option<usize> {
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    count_non_ascii(buf, start, end, unsafe { Avx2Mask::new() })
 }
 
 /// The bytes at or above 0x80 in `buf[start..end]`, 32 at a time by `masks`; `None` when

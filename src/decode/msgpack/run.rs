@@ -7,12 +7,9 @@
 //! all it stepped over; when they differ a string held one, and the caller steps over the
 //! same pairs again by [`stepped_over_run`], which checks each as it goes ([`value_end`]).
 
-use super::deferred::{count_non_ascii, marked_value_end};
+use super::deferred::{marked_value_end, non_ascii_count};
 use super::reader::{is_one_byte, value_end};
-#[cfg(target_arch = "x86_64")]
-use crate::bytes::Avx2Mask;
-use crate::bytes::{first, non_ascii_mask, AsciiMask, BaselineMask, BLOCK};
-use crate::decode::json::{Isa, Level};
+use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::program::key::AttrEntry;
 
 /// A key order and its markers ([`Program::key_order`], [`Program::key_markers`]).
@@ -46,46 +43,13 @@ pub(super) struct RunAt {
 /// [`Code::key_markers`]: crate::program::Code::key_markers
 #[inline(always)]
 pub(super) fn marker_run(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
-    match Level::current().isa() {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 | Isa::Avx512 => {
-            // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2,
-            // LZCNT and POPCNT (`Level::all_available`).
-            unsafe { marker_run_avx2(buf, keys, at) }
-        }
-        _ => marker_run_baseline(buf, keys, at),
-    }
-}
-
-/// [`marker_run`] for the baseline instruction set.
-#[inline(never)]
-fn marker_run_baseline(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
-    marker_run_body(buf, keys, at, BaselineMask)
-}
-
-/// [`marker_run`] compiled for AVX2 (a block's non-ASCII bytes in one `movemask`, counted by
-/// `popcnt`; BMI2's shifts for the masks of its bytes).
-///
-/// # Safety
-/// The CPU supports AVX2, BMI1, BMI2 and POPCNT.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-unsafe fn marker_run_avx2(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool) {
-    // SAFETY: the CPU has AVX2 (this function's contract).
-    let masks = unsafe { Avx2Mask::new() };
-    marker_run_body(buf, keys, at, masks)
-}
-
-/// The body of [`marker_run`], compiled once per instruction set (`masks`').
-#[inline(always)]
-fn marker_run_body<M: AsciiMask>(buf: &[u8], keys: Keys<'_>, at: RunAt, masks: M) -> (RunAt, bool) {
     // The names the run can reach (`Code::validate`: a marker per name).
     let last = keys
         .markers
         .len()
         .min(at.k.saturating_add(at.pairs as usize));
     let (pos, k, marks) = pairs_run(buf, keys, at.pos, at.k, last);
-    let clean = count_non_ascii(buf, at.pos, pos, masks) == Some(marks);
+    let clean = non_ascii_count(buf, at.pos, pos) == Some(marks);
     // (`k - at.k <= pairs`.)
     let pairs = at.pairs.wrapping_sub(k.wrapping_sub(at.k) as u32);
     (RunAt { pos, k, pairs }, clean)
@@ -128,7 +92,12 @@ fn pairs_run(
                     .wrapping_add(1)
                     .wrapping_add(usize::from(vm & 0x1f));
             } else {
-                break;
+                // A longer value: the walk, the key not read again.
+                let value_at = pos.wrapping_add(key_end);
+                let Some((end, with_value)) = marked_value_end(buf, value_at, marks) else {
+                    break;
+                };
+                (pos, marks) = (end, with_value);
             }
             fast = fast.wrapping_add(1);
         }
