@@ -15,8 +15,8 @@ use crate::number::Number;
 use crate::program::{OpId, Program};
 
 /// One decoded cty value: 24 bytes on 64-bit targets, a tag word followed by its payload at
-/// offset 8 (`#[repr(C, u64)]`: no padding, so a value is moved as three words; numbers are
-/// variants of their own, not a nested enum).
+/// offset 8 (`#[repr(C, u64)]`: no padding between the tag and the payload, so a value is
+/// moved as three words; numbers are variants of their own, not a nested enum).
 ///
 /// ```
 /// use bumpalo::Bump;

@@ -168,7 +168,7 @@ fn agree(
     }
 }
 
-/// The run that knows keys by their marker (`marker_run` in `src/decode/msgpack/projected.rs`): keys of the names' lengths
+/// The run that knows keys by their marker (`marker_run` in `src/decode/msgpack/run.rs`): keys of the names' lengths
 /// but other bytes, keys and strings not ASCII (UTF-8 or not), a key of 33 bytes, nested
 /// lists and maps, near the input's end and far from it (a last value of 1 or of 40
 /// bytes). The projection reads "a" as the full decode does wherever the full decode

@@ -264,7 +264,8 @@ pub(crate) struct Code {
     /// marker of a stepped-over key that is a fixstr of a length no selected key of its
     /// order has, else 0. A key with that marker at that place of the order cannot name a
     /// selected attribute (a fixstr can stand for no other length), so the MessagePack run
-    /// steps over it by its marker alone, its bytes checked ASCII (`msgpack/projected.rs`);
+    /// steps over it by its marker alone, its bytes counted with the run's strings
+    /// (`msgpack/run.rs`; a marker is a fixstr's, at or above 0x80, which that count needs);
     /// one byte per name, so an object's markers share a cache line or two.
     pub(crate) key_markers: Vec<u8>,
 }

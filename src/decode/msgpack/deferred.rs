@@ -13,12 +13,15 @@
 #[cfg(target_arch = "x86_64")]
 use crate::bytes::Avx2Mask;
 use crate::bytes::{first, AsciiMask, BaselineMask, BLOCK};
-use crate::decode::json::{Isa, Level};
+#[cfg(target_arch = "x86_64")]
+use crate::decode::json::Isa;
+use crate::decode::json::Level;
 
 /// The end of the value at `at`, when it is well-formed with every item one this walk
-/// takes: fixed-size items (fixints, nil, booleans, numbers), fixstrs and str8s, fixmaps,
-/// fixarrays, and 16-bit maps and arrays. `None` for any fault and for the items it leaves to
-/// the careful walk (16- and 32-bit strings, binaries, extensions, 32-bit containers).
+/// takes: fixed-size items (fixints, nil, booleans, numbers), strings, fixmaps, fixarrays,
+/// and 16-bit maps and arrays. `None` for any fault and for the items it leaves to the
+/// careful walk (binaries and extensions, whose bytes are no string's, and 32-bit
+/// containers).
 /// With the end, `marks` plus the value's bytes at or above 0x80 that are not string
 /// bytes; its strings are UTF-8 when its bytes hold no others ([`count_non_ascii`]).
 #[inline(always)]
@@ -50,6 +53,14 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
         let (header, payload) = match m {
             0xc0 | 0xc2 | 0xc3 => (1, 0),
             0xd9 => (2, usize::from(*buf.get(pos.wrapping_add(1))?)),
+            0xda => {
+                let n = buf.get(pos.wrapping_add(1)..)?.first_chunk::<2>()?;
+                (3, usize::from(u16::from_be_bytes(*n)))
+            }
+            0xdb => {
+                let n = buf.get(pos.wrapping_add(1)..)?.first_chunk::<4>()?;
+                (5, u32::from_be_bytes(*n) as usize)
+            }
             0xcc | 0xd0 => (2, 0),
             0xcd | 0xd1 => (3, 0),
             0xca | 0xce | 0xd2 => (5, 0),
@@ -65,7 +76,8 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
         // The header's bytes after the marker: a length, a number, a count.
         let rest = buf.get(pos.wrapping_add(1)..pos.wrapping_add(header))?;
         marks = marks.wrapping_add(rest.iter().map(|b| usize::from(b >> 7)).sum::<usize>());
-        pos = pos.wrapping_add(header).wrapping_add(payload);
+        // (`payload < 2³²`: a sum past the end saturates, and the end is checked.)
+        pos = pos.wrapping_add(header).saturating_add(payload);
     }
     (pos <= buf.len()).then_some((pos, marks))
 }
@@ -171,19 +183,20 @@ mod tests {
             }
         }
         assert!(answered > 0 && flagged > 0);
-        // Strings of every kind it walks, ASCII and not: a fixstr, a short and a long str8,
-        // beside a uint16 whose bytes are not ASCII and a map16's count.
-        let mut list = vec![0x95, 0xa2, 0xc3, 0xa9, 0xd9, 3, b'a', b'b', 0xff, 0xd9, 200];
+        // Strings of every kind it walks, ASCII and not: a fixstr, a short and a long str8, a
+        // str16, beside a uint16 whose bytes are not ASCII and a map16's count.
+        let mut list = vec![0x96, 0xa2, 0xc3, 0xa9, 0xd9, 3, b'a', b'b', 0xff, 0xd9, 200];
         list.extend_from_slice(&[b'x'; 200]);
-        list.extend_from_slice(&[0xcd, 0xff, 0x80, 0xde, 0, 0]);
+        list.extend_from_slice(&[0xcd, 0xff, 0x80, 0xde, 0, 0, 0xda, 0x01, 0x00]);
+        list.extend_from_slice(&[b'y'; 256]);
         let high = list.iter().filter(|b| !b.is_ascii()).count();
         // Marks: the list, the fixstr, two str8s (and the length 200), the uint16 (and its
-        // two bytes) and the map16: 9. The bytes: those and "é", 0xff: 12.
-        assert_eq!(marked_value_end(&list, 0, 3), Some((list.len(), 12)));
-        assert_eq!(high, 12);
+        // two bytes), the map16 and the str16: 10. The bytes: those and "é", 0xff: 13.
+        assert_eq!(marked_value_end(&list, 0, 0), Some((list.len(), 10)));
+        assert_eq!(high, 13);
         list[2..4].copy_from_slice(b"ok");
         list[8] = b'c';
-        assert_eq!(marked_value_end(&list, 0, 0), Some((list.len(), 9)));
+        assert_eq!(marked_value_end(&list, 0, 0), Some((list.len(), 10)));
         // Cut short anywhere: no end.
         for cut in 1..list.len() {
             assert_eq!(marked_value_end(&list[..cut], 0, 0), None, "cut {cut}");

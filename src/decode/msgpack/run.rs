@@ -71,7 +71,7 @@ fn pairs_run(
         // The pairs whose key has a marker and whose value is a fixstr or one byte: a fixstr
         // key and a fixstr value lie in 64 bytes. (Each kind of value its own branch: the
         // next pair's position then waits on the value's marker only for a fixstr.)
-        let mut fast = 0usize;
+        let (mut fast, mut walk_failed) = (0usize, false);
         for &marker in keys.markers.get(k..last).unwrap_or_default() {
             let Some(chunk) = buf.get(pos..).and_then(|s| s.first_chunk::<64>()) else {
                 break;
@@ -79,6 +79,8 @@ fn pairs_run(
             if marker == 0 || marker != chunk[0] {
                 break;
             }
+            // (A marker is a fixstr's, at or above 0x80: the keys' count below relies on it.)
+            debug_assert!((0xa0..=0xbf).contains(&marker));
             let key_end = usize::from(marker & 0x1f).wrapping_add(1);
             let vm = chunk.get(key_end).copied().unwrap_or(0xc1);
             if ONE_BYTE.get(usize::from(vm)).copied().unwrap_or(false) {
@@ -95,6 +97,8 @@ fn pairs_run(
                 // A longer value: the walk, the key not read again.
                 let value_at = pos.wrapping_add(key_end);
                 let Some((end, with_value)) = marked_value_end(buf, value_at, marks) else {
+                    // (The pair below would fail the same way: the run ends before it.)
+                    walk_failed = true;
                     break;
                 };
                 (pos, marks) = (end, with_value);
@@ -103,6 +107,9 @@ fn pairs_run(
         }
         k = k.wrapping_add(fast);
         marks = marks.wrapping_add(fast);
+        if walk_failed {
+            break;
+        }
         // One pair of any other kind: a key compared with the name, a longer value.
         let Some(block) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
             break;
