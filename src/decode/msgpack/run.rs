@@ -71,7 +71,7 @@ fn pairs_run(
         // The pairs whose key has a marker and whose value is a fixstr or one byte: a fixstr
         // key and a fixstr value lie in 64 bytes. (Each kind of value its own branch: the
         // next pair's position then waits on the value's marker only for a fixstr.)
-        let (mut fast, mut walk_failed) = (0usize, false);
+        let mut fast = 0usize;
         for &marker in keys.markers.get(k..last).unwrap_or_default() {
             let Some(chunk) = buf.get(pos..).and_then(|s| s.first_chunk::<64>()) else {
                 break;
@@ -97,9 +97,8 @@ fn pairs_run(
                 // A longer value: the walk, the key not read again.
                 let value_at = pos.wrapping_add(key_end);
                 let Some((end, with_value)) = marked_value_end(buf, value_at, marks) else {
-                    // (The pair below would fail the same way: the run ends before it.)
-                    walk_failed = true;
-                    break;
+                    // (The pair path would fail the same way: the run ends before the pair.)
+                    return (pos, k.wrapping_add(fast), marks.wrapping_add(fast));
                 };
                 (pos, marks) = (end, with_value);
             }
@@ -107,9 +106,6 @@ fn pairs_run(
         }
         k = k.wrapping_add(fast);
         marks = marks.wrapping_add(fast);
-        if walk_failed {
-            break;
-        }
         // One pair of any other kind: a key compared with the name, a longer value.
         let Some(block) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
             break;
