@@ -63,7 +63,8 @@ impl AttrEntry {
             first(json.len().saturating_sub(1).min(WIDE))
         };
         let json_is_go = !json.is_empty() && crate::json_escape::is_plain(name);
-        let high = bytes.iter().filter(|b| !b.is_ascii()).count() as u32;
+        let high =
+            u32::try_from(bytes.iter().filter(|b| !b.is_ascii()).count()).unwrap_or(u32::MAX);
         let [w0, w1, w2, w3, ..] = wide;
         let head = u32::from_le_bytes([w0, w1, w2, w3]);
         let head_mask = (0..4).fold(0u32, |m, i| match mask >> i & 1 {

@@ -3,7 +3,7 @@
 //! [`marked_value_end`] walks one value as [`value_end`] does but reads no string's bytes:
 //! it counts the bytes at or above 0x80 that are not a string's (markers, a str8's length,
 //! a number's bytes, a container's count). A run then counts the bytes at or above 0x80 of
-//! everything it stepped over in one pass of 32-byte masks ([`count_non_ascii`]): as the
+//! everything it stepped over in one pass of 32-byte masks ([`count_non_ascii_with`]): as the
 //! walk splits those bytes into headers and string bytes, the two counts are equal exactly
 //! when every string byte is ASCII, so UTF-8. When they differ, the run is done again by
 //! the careful walk, which names a fault.
@@ -23,7 +23,7 @@ use crate::decode::json::Level;
 /// careful walk (binaries and extensions, whose bytes are no string's, and 32-bit
 /// containers).
 /// With the end, `marks` plus the value's bytes at or above 0x80 that are not string
-/// bytes; its strings are UTF-8 when its bytes hold no others ([`count_non_ascii`]).
+/// bytes; its strings are UTF-8 when its bytes hold no others ([`count_non_ascii_with`]).
 #[inline(always)]
 pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Option<(usize, usize)> {
     let mut pos = at;
@@ -82,28 +82,28 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
     (pos <= buf.len()).then_some((pos, marks))
 }
 
-/// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii`]), by AVX2 and
+/// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii_with`]), by AVX2 and
 /// POPCNT where the CPU has them.
 #[inline(always)]
-pub(crate) fn non_ascii_count(buf: &[u8], start: usize, end: usize) -> Option<usize> {
+pub(crate) fn count_non_ascii(buf: &[u8], start: usize, end: usize) -> Option<usize> {
     match Level::current().isa() {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 | Isa::Avx512 => {
             // SAFETY: a `Level` of AVX2 or above exists only on a CPU with AVX2, BMI1, BMI2,
             // LZCNT and POPCNT (`Level::all_available`).
-            unsafe { non_ascii_count_avx2(buf, start, end) }
+            unsafe { count_non_ascii_avx2(buf, start, end) }
         }
-        _ => non_ascii_count_baseline(buf, start, end),
+        _ => count_non_ascii_baseline(buf, start, end),
     }
 }
 
-/// [`non_ascii_count`] for the baseline instruction set.
+/// [`count_non_ascii`] for the baseline instruction set.
 #[inline(never)]
-fn non_ascii_count_baseline(buf: &[u8], start: usize, end: usize) -> Option<usize> {
-    count_non_ascii(buf, start, end, BaselineMask)
+fn count_non_ascii_baseline(buf: &[u8], start: usize, end: usize) -> Option<usize> {
+    count_non_ascii_with(buf, start, end, BaselineMask)
 }
 
-/// [`non_ascii_count`] compiled for AVX2 and POPCNT: a block's bytes in one `vpmovmskb`,
+/// [`count_non_ascii`] compiled for AVX2 and POPCNT: a block's bytes in one `vpmovmskb`,
 /// counted by `popcnt`.
 ///
 /// # Safety
@@ -111,16 +111,16 @@ fn non_ascii_count_baseline(buf: &[u8], start: usize, end: usize) -> Option<usiz
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 #[inline(never)]
-unsafe fn non_ascii_count_avx2(buf: &[u8], start: usize, end: usize) -> Option<usize> {
+unsafe fn count_non_ascii_avx2(buf: &[u8], start: usize, end: usize) -> Option<usize> {
     // SAFETY: the CPU has AVX2 (this function's contract).
-    count_non_ascii(buf, start, end, unsafe { Avx2Mask::new() })
+    count_non_ascii_with(buf, start, end, unsafe { Avx2Mask::new() })
 }
 
 /// The bytes at or above 0x80 in `buf[start..end]`, 32 at a time by `masks`; `None` when
 /// the range is not in `buf`. A last part shorter than a block is read within a block
 /// that ends at `end` or starts at `start`, so every byte is read once with no copy.
 #[inline(always)]
-pub(crate) fn count_non_ascii<M: AsciiMask>(
+fn count_non_ascii_with<M: AsciiMask>(
     buf: &[u8],
     start: usize,
     end: usize,
@@ -151,7 +151,7 @@ pub(crate) fn count_non_ascii<M: AsciiMask>(
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
-    use super::{count_non_ascii, marked_value_end};
+    use super::{count_non_ascii_with, marked_value_end};
     use crate::bytes::{AsciiMask, BaselineMask};
     use crate::decode::msgpack::reader::tests::{outcome, random_input};
     use crate::decode::msgpack::reader::Reader;
@@ -217,13 +217,13 @@ mod tests {
                 let end = start + (next(&mut seed) as usize) % (len - start + 1);
                 let naive = buf[start..end].iter().filter(|b| **b >= 0x80).count();
                 assert_eq!(
-                    count_non_ascii(&buf, start, end, masks),
+                    count_non_ascii_with(&buf, start, end, masks),
                     Some(naive),
                     "{start}..{end} of {}",
                     buf.len()
                 );
             }
-            assert_eq!(count_non_ascii(&[0x80; 4], 2, 5, masks), None);
+            assert_eq!(count_non_ascii_with(&[0x80; 4], 2, 5, masks), None);
         }
         check(BaselineMask);
         #[cfg(target_arch = "x86_64")]

@@ -7,7 +7,7 @@
 //! all it stepped over; when they differ a string held one, and the caller steps over the
 //! same pairs again by [`stepped_over_run`], which checks each as it goes ([`value_end`]).
 
-use super::deferred::{marked_value_end, non_ascii_count};
+use super::deferred::{count_non_ascii, marked_value_end};
 use super::reader::{is_one_byte, value_end};
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::program::key::AttrEntry;
@@ -49,7 +49,7 @@ pub(super) fn marker_run(buf: &[u8], keys: Keys<'_>, at: RunAt) -> (RunAt, bool)
         .len()
         .min(at.k.saturating_add(at.pairs as usize));
     let (pos, k, marks) = pairs_run(buf, keys, at.pos, at.k, last);
-    let clean = non_ascii_count(buf, at.pos, pos) == Some(marks);
+    let clean = count_non_ascii(buf, at.pos, pos) == Some(marks);
     // (`k - at.k <= pairs`.)
     let pairs = at.pairs.wrapping_sub(k.wrapping_sub(at.k) as u32);
     (RunAt { pos, k, pairs }, clean)
