@@ -7,6 +7,7 @@ mod cluster;
 mod decode;
 #[cfg(feature = "parquet")]
 mod decode_parquet;
+mod in_order;
 mod mapped;
 #[cfg(feature = "parquet")]
 mod parquet_gathered;

@@ -9,6 +9,7 @@ use clap::Args;
 use tfwire::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
+use super::in_order::{chunks, in_order, Budget};
 use super::progress::Progress;
 use super::state_lines::{json_string, ndjson_line, text_lines};
 use super::strings::Strings;
@@ -58,10 +59,14 @@ const SMALLEST_READ: usize = 4 << 10;
 /// A file at least this large has its instances decoded in parallel (smaller files are
 /// decoded in parallel with each other).
 const LARGE_FILE: u64 = 16 << 20;
-/// Small files are decoded in parallel in windows of at most this many files…
-const WINDOW_FILES: usize = 256;
-/// …and this many bytes.
-const WINDOW_BYTES: u64 = 64 << 20;
+/// Small files are decoded in parallel in chunks of at least this many bytes…
+const CHUNK_BYTES: u64 = 1 << 20;
+/// …or this many files;
+const CHUNK_FILES: usize = 256;
+/// at most this many chunks a worker ahead of the one printed…
+const AHEAD_CHUNKS: usize = 4;
+/// …and this many bytes of them.
+const AHEAD_BYTES: u64 = 64 << 20;
 /// The output buffer: lines reach standard output in writes of this size.
 const OUTPUT_BUFFER: usize = 256 << 10;
 
@@ -220,7 +225,8 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             _ => String::new(),
         })
         .collect();
-    // Small files in windows of a few per worker, decoded in parallel and printed in order;
+    // Small files decoded in parallel, a few per worker ahead of the one printed, and
+    // printed in order;
     // a large file (or every file, with one job) streamed, its instances decoded on every
     // worker and printed as they come.
     // Each file's length when it is a regular file (a pipe or a device has none), looked up
@@ -238,7 +244,6 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             .collect()
     });
     let length = |i: usize| lengths.get(i).copied().flatten();
-    let size = |i: usize| length(i).unwrap_or(0);
     // A pipe (no length) is streamed too: it may be large, or never end.
     let large = |i: usize| jobs <= 1 || length(i).is_none_or(|n| n >= LARGE_FILE);
     let progress = Progress::new(args.states.len(), lengths.iter().flatten().sum());
@@ -276,15 +281,11 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             }
             continue;
         }
-        // A window: up to WINDOW_FILES small files or WINDOW_BYTES of them (their output
-        // is held until the window is printed).
-        let (start, mut bytes) = (next, 0);
-        while next < args.states.len()
-            && next - start < WINDOW_FILES
-            && bytes < WINDOW_BYTES
-            && !large(next)
-        {
-            bytes += size(next);
+        // A run of small files: decoded on the workers in chunks of a few (`chunks`), a few
+        // chunks ahead of the one printed (`in_order.rs`), each printed once those before
+        // it are.
+        let start = next;
+        while next < args.states.len() && !large(next) {
             next += 1;
         }
         let files: Vec<File> = (start..next)
@@ -296,23 +297,37 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                 })
             })
             .collect();
-        let results: Vec<FileResult> = pool.install(|| {
-            use rayon::prelude::*;
-            files
-                .par_iter()
-                .map(|file| decode_file(file, &set, &options, &args, &progress, &strings))
-                .collect()
-        });
-        for (file, (text, t, result)) in files.iter().zip(results) {
-            out.text(&text)?;
-            strings.give(text);
-            totals.add(&t);
-            if let Err(msg) = result {
-                bad_files += 1;
-                out.flush()?;
-                progress.suspend(|| eprintln!("tfwire: {}: {msg}", file.path.display()));
-            }
-        }
+        let size = Budget {
+            items: CHUNK_FILES,
+            cost: CHUNK_BYTES,
+        };
+        let chunks = chunks(&files, size, |file| file.length.unwrap_or(0));
+        let budget = Budget {
+            items: jobs.saturating_mul(AHEAD_CHUNKS),
+            cost: AHEAD_BYTES,
+        };
+        in_order(
+            &pool,
+            &chunks,
+            budget,
+            |chunk| chunk.iter().map(|f| f.length.unwrap_or(0)).sum(),
+            |chunk| decode_files(chunk, &set, &options, &args, &progress, &strings),
+            |chunk, (text, ends): ChunkResult| {
+                let mut from = 0;
+                for (file, (end, t, result)) in chunk.iter().zip(ends) {
+                    out.text(text.get(from..end).unwrap_or_default())?;
+                    from = end;
+                    totals.add(&t);
+                    if let Err(msg) = result {
+                        bad_files += 1;
+                        out.flush()?;
+                        progress.suspend(|| eprintln!("tfwire: {}: {msg}", file.path.display()));
+                    }
+                }
+                strings.give(text);
+                Ok::<(), Failure>(())
+            },
+        )?;
     }
     out.flush()?;
     progress.finish();
@@ -332,7 +347,9 @@ struct File<'a> {
 
 /// A file's output (its lines, each ending in a newline), its totals, and whether it was read
 /// whole or why not (the output and totals then those of the instances before the fault).
-type FileResult = (String, Totals, Result<(), String>);
+/// A chunk of files decoded: their lines, and for each file where its lines end, its totals
+/// and why it could not be read whole.
+type ChunkResult = (String, Vec<(usize, Totals, Result<(), String>)>);
 
 impl Totals {
     pub(super) fn add(&mut self, t: &Totals) {
@@ -525,26 +542,33 @@ fn stream_file(
     (totals, result.map(drop).map_err(|e| e.to_string()))
 }
 
-/// Reads one state file, keeping its output (for files decoded in parallel).
-fn decode_file(
-    file: &File<'_>,
+/// Reads a chunk of state files one after the other, keeping their output (for chunks
+/// decoded in parallel).
+fn decode_files(
+    files: &[File<'_>],
     set: &SchemaSet,
     options: &DecodeOptions,
     args: &StateArgs,
     progress: &Progress,
     strings: &Strings,
-) -> FileResult {
+) -> ChunkResult {
     let mut out = strings.take();
-    let (totals, result) = stream_file(
-        file,
-        set,
-        options,
-        (args, strings),
-        1,
-        progress,
-        &mut |text| out.push_str(text),
-    );
-    (out, totals, result)
+    let ends = files
+        .iter()
+        .map(|file| {
+            let (totals, result) = stream_file(
+                file,
+                set,
+                options,
+                (args, strings),
+                1,
+                progress,
+                &mut |text| out.push_str(text),
+            );
+            (out.len(), totals, result)
+        })
+        .collect();
+    (out, ends)
 }
 
 /// Buffered stdout.
