@@ -34,7 +34,8 @@ fn many_small_files_print_as_with_one_job() {
         match i {
             // Cut short: its instances before the cut print, then the file's error.
             300 => std::fs::write(&path, &toy[..toy.len() / 2]).unwrap(),
-            // Never written: the file cannot be opened.
+            // Never written: the file cannot be opened (with no length, it is read as a
+            // stream of its own between two runs of small files).
             450 => {}
             // 1 MiB of spaces after the opening brace.
             500 => {

@@ -20,6 +20,7 @@ mod state;
 mod state_lines;
 #[cfg(feature = "parquet")]
 mod state_parquet;
+mod state_totals;
 mod strings;
 
 use std::io::{Read, Write};

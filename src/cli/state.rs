@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 use tfwire::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
@@ -11,6 +11,7 @@ use tfwire::DecodeOptions;
 use super::in_order::{chunks, in_order, Budget};
 use super::progress::Progress;
 use super::state_lines::{json_string, ndjson_line, text_lines};
+use super::state_totals::Totals;
 use super::strings::Strings;
 use super::Failure;
 
@@ -58,11 +59,13 @@ const SMALLEST_READ: usize = 4 << 10;
 /// A file at least this large has its instances decoded in parallel (smaller files are
 /// decoded in parallel with each other).
 const LARGE_FILE: u64 = 16 << 20;
-/// Small files are decoded in parallel in chunks of at least this many bytes…
+/// Small files are decoded in parallel in chunks of consecutive files: a chunk ends once it
+/// holds this many bytes…
 const CHUNK_BYTES: u64 = 1 << 20;
-/// …or this many files;
+/// …or this many files (or less of both, for a run of files too small to make this many
+/// chunks a worker);
 const CHUNK_FILES: usize = 256;
-/// at most this many chunks a worker ahead of the one printed…
+/// at most this many chunks a worker are ahead of the one printed…
 const AHEAD_CHUNKS: usize = 4;
 /// …and this many bytes of them.
 const AHEAD_BYTES: u64 = 64 << 20;
@@ -153,19 +156,6 @@ enum OutputFormat {
     Parquet,
 }
 
-/// What the instances gave (the summary line), over a file, a run or the whole command.
-#[derive(Default)]
-pub(super) struct Totals {
-    instances: u64,
-    ok: u64,
-    errors: u64,
-    no_schema: u64,
-    /// Instances of types `--type` leaves out.
-    pub(super) skipped: u64,
-    bytes: u64,
-    pub(super) time: Duration,
-}
-
 /// Runs `tfwire state`.
 pub fn run(args: StateArgs) -> Result<(), Failure> {
     let mut set = SchemaSet::new();
@@ -224,10 +214,9 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             _ => String::new(),
         })
         .collect();
-    // Small files decoded in parallel, a few per worker ahead of the one printed, and
-    // printed in order;
-    // a large file (or every file, with one job) streamed, its instances decoded on every
-    // worker and printed as they come.
+    // Small files decoded in parallel, a few chunks a worker ahead of the one printed,
+    // and printed in order; a large file (or every file, with one job) streamed, its
+    // instances decoded on every worker and printed as they come.
     // Each file's length when it is a regular file (a pipe or a device has none), looked up
     // on the workers: thousands of files cost thousands of `stat` calls.
     let lengths: Vec<Option<u64>> = pool.install(|| {
@@ -296,9 +285,12 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                 })
             })
             .collect();
+        // (A run too small for AHEAD_CHUNKS chunks a worker gets smaller chunks.)
+        let per_chunk = jobs.saturating_mul(AHEAD_CHUNKS).max(1);
+        let run_bytes: u64 = files.iter().map(|f| f.length.unwrap_or(0)).sum();
         let size = Budget {
-            items: CHUNK_FILES,
-            cost: CHUNK_BYTES,
+            items: CHUNK_FILES.min(files.len().div_ceil(per_chunk)).max(1),
+            cost: CHUNK_BYTES.min(run_bytes.div_ceil(per_chunk as u64)).max(1),
         };
         let chunks = chunks(&files, size, |file| file.length.unwrap_or(0));
         let budget = Budget {
@@ -347,70 +339,6 @@ struct File<'a> {
 /// A chunk of files decoded: their lines, and for each file where its lines end, its totals
 /// and why it could not be read whole.
 type ChunkResult = (String, Vec<(usize, Totals, Result<(), String>)>);
-
-impl Totals {
-    pub(super) fn add(&mut self, t: &Totals) {
-        self.instances += t.instances;
-        self.ok += t.ok;
-        self.errors += t.errors;
-        self.no_schema += t.no_schema;
-        self.skipped += t.skipped;
-        self.bytes += t.bytes;
-        self.time += t.time;
-    }
-
-    pub(super) fn count(&mut self, item: &InstanceRef<'_, '_>, outcome: &Outcome<'_>) {
-        self.instances += 1;
-        match outcome {
-            Outcome::Ok(..) | Outcome::Dumped(..) => self.ok += 1,
-            Outcome::Error(..) => self.errors += 1,
-            Outcome::NoSchema | Outcome::Legacy => self.no_schema += 1,
-        }
-        if matches!(
-            outcome,
-            Outcome::Ok(..) | Outcome::Dumped(..) | Outcome::Error(..)
-        ) {
-            self.bytes += item.instance.attributes.json().map_or(0, str::len) as u64;
-        }
-    }
-
-    /// Prints the summary line (`skipped=N` with `--type`) and says how the command ends:
-    /// with `bad_files` unread files or a failed instance, bad input.
-    pub(super) fn report(&self, types: bool, bad_files: usize) -> Result<(), Failure> {
-        let skipped = match types {
-            false => String::new(),
-            true => format!(" skipped={}", self.skipped),
-        };
-        eprintln!(
-            "tfwire: instances={} ok={} errors={} no_schema={}{skipped} bytes={} seconds={:.3}",
-            self.instances,
-            self.ok,
-            self.errors,
-            self.no_schema,
-            self.bytes,
-            self.time.as_secs_f64()
-        );
-        let failed_instances = (self.errors > 0).then(|| {
-            format!(
-                "{} of {} instances failed to decode",
-                self.errors, self.instances
-            )
-        });
-        if bad_files > 0 {
-            if let Some(msg) = failed_instances {
-                eprintln!("tfwire: {msg}");
-            }
-            let s = if bad_files == 1 { "" } else { "s" };
-            return Err(Failure::BadInput(format!(
-                "{bad_files} state file{s} could not be read"
-            )));
-        }
-        match failed_instances {
-            Some(msg) => Err(Failure::BadInput(msg)),
-            None => Ok(()),
-        }
-    }
-}
 
 /// Reads one state file with the incremental reader, its instances decoded on `jobs`
 /// threads, writing each instance's output to `sink` in file order as it comes (`sink` gets

@@ -23,7 +23,7 @@ use tfwire::state::{Outcome, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
 use super::parquet_gathered::Gathered;
-use super::state::Totals;
+use super::state_totals::Totals;
 use super::Failure;
 
 /// The most rows in one row group (and in one batch of a table).
