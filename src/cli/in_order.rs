@@ -127,6 +127,19 @@ mod tests {
             .expect("a pool")
     }
 
+    /// [`in_order`] on two threads, four items of cost 1 at a time.
+    fn on_two<T: Sync, R: Send, E>(
+        items: &[T],
+        work: impl Fn(&T) -> R + Sync,
+        sink: impl FnMut(&T, R) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let budget = Budget {
+            items: 4,
+            cost: u64::MAX,
+        };
+        in_order(&pool(2), items, budget, |_| 1, work, sink)
+    }
+
     #[test]
     fn results_are_handed_on_in_order_within_the_budget() {
         // Eight threads, a budget of five: never more than five started and not handed on.
@@ -215,14 +228,8 @@ mod tests {
         let items: Vec<u32> = (0..1_000).collect();
         let worked = AtomicUsize::new(0);
         let mut handed = 0;
-        let result = in_order(
-            &pool(2),
+        let result = on_two(
             &items,
-            Budget {
-                items: 4,
-                cost: u64::MAX,
-            },
-            |_| 1,
             |&n| {
                 worked.fetch_add(1, Ordering::SeqCst);
                 n
@@ -247,14 +254,8 @@ mod tests {
     fn a_panic_in_work_reaches_the_caller_instead_of_hanging() {
         let items: Vec<u32> = (0..50).collect();
         let caught = panic::catch_unwind(AssertUnwindSafe(|| {
-            let _: Result<(), ()> = in_order(
-                &pool(2),
+            let _: Result<(), ()> = on_two(
                 &items,
-                Budget {
-                    items: 4,
-                    cost: u64::MAX,
-                },
-                |_| 1,
                 |&n| {
                     assert!(n != 7, "item seven");
                     n

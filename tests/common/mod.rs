@@ -139,3 +139,13 @@ pub fn scratch_dir(tag: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// A `tfwire state` run's stderr with the summary's timing as `seconds=S` (checked to be a
+/// number), so that runs can be compared.
+pub fn stderr_timeless(out: &std::process::Output) -> String {
+    let text = String::from_utf8(out.stderr.clone()).unwrap();
+    let (before, after) = text.split_once(" seconds=").unwrap();
+    let (seconds, rest) = after.split_once('\n').unwrap();
+    assert!(seconds.parse::<f64>().is_ok(), "{seconds}");
+    format!("{before} seconds=S\n{rest}")
+}
