@@ -51,13 +51,11 @@ where
                 let Some(item) = items.get(started) else {
                     break;
                 };
-                let busy = started - handed;
-                if busy > 0
-                    && (busy >= budget.items || in_flight.saturating_add(cost(item)) > budget.cost)
-                {
+                let (busy, with_it) = (started - handed, in_flight.saturating_add(cost(item)));
+                if busy > 0 && (busy >= budget.items || with_it > budget.cost) {
                     break;
                 }
-                in_flight = in_flight.saturating_add(cost(item));
+                in_flight = with_it;
                 let (i, done) = (started, done.clone());
                 scope.spawn(move |_| {
                     let result = panic::catch_unwind(AssertUnwindSafe(|| work(item)));

@@ -286,13 +286,14 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             })
             .collect();
         // (A run too small for AHEAD_CHUNKS chunks a worker gets smaller chunks.)
+        let bytes = |file: &File| file.length.unwrap_or(0);
         let per_chunk = jobs.saturating_mul(AHEAD_CHUNKS).max(1);
-        let run_bytes: u64 = files.iter().map(|f| f.length.unwrap_or(0)).sum();
+        let run_bytes: u64 = files.iter().map(bytes).sum();
         let size = Budget {
             items: CHUNK_FILES.min(files.len().div_ceil(per_chunk)).max(1),
             cost: CHUNK_BYTES.min(run_bytes.div_ceil(per_chunk as u64)).max(1),
         };
-        let chunks = chunks(&files, size, |file| file.length.unwrap_or(0));
+        let chunks = chunks(&files, size, bytes);
         let budget = Budget {
             items: jobs.saturating_mul(AHEAD_CHUNKS),
             cost: AHEAD_BYTES,
@@ -301,7 +302,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             &pool,
             &chunks,
             budget,
-            |chunk| chunk.iter().map(|f| f.length.unwrap_or(0)).sum(),
+            |chunk| chunk.iter().map(bytes).sum(),
             |chunk| decode_files(chunk, &set, &options, &args, &progress, &strings),
             |chunk, (text, ends): ChunkResult| {
                 let mut from = 0;
