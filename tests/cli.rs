@@ -178,7 +178,6 @@ fn drift_options_reach_the_decoder() {
             "tfwire: error at .b (byte 3): at least 1 blocks are required (0 given)\n".into()
         )
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// 2 only when the command line itself is wrong.

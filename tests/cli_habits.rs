@@ -115,7 +115,6 @@ fn state_output_is_only_data() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A truncated state file: exit 1, the instances before the cut on stdout, and on stderr the
@@ -161,7 +160,6 @@ fn a_truncated_state_file() {
              tfwire: 1 state file could not be read\n"
         )
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Every line on stderr starts with `tfwire: `, whatever failed.
@@ -346,5 +344,4 @@ fn state_checks_item_counts_when_asked() {
             "r.n\terror at .b (byte 5): at least 1 blocks are required (0 given)\n".into()
         )
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -157,7 +157,6 @@ fn state_of_a_large_file_into_head() {
             _ => assert_eq!(got.line, "toy_server.web[0]\tok\n"),
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Writes `unit` to `stdin` again and again: `true` when stdin closed, `false` after `FEED`.

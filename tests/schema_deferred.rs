@@ -345,5 +345,4 @@ fn tfwire_state_with_a_malformed_schema() {
         .unwrap_err();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr, format!("tfwire: {}: {eager}\n", broken.display()));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

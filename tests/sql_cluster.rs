@@ -107,5 +107,4 @@ fn readme_cluster_runs_as_written() {
         log("executor-1.log")
     );
     drop(group);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -321,7 +321,6 @@ fn readme_sql_example_runs_as_written() {
         PathBuf::from(common::toy_state_file("toy.tfstate")),
     ];
     assert_eq!(readme::run_example("sql", &files, bin, &dir), 2);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A directory of states is walked for its `*.tfstate` files; a symbolic link to a directory
@@ -360,5 +359,4 @@ fn a_directory_with_a_link_to_itself() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "n\n7\n");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

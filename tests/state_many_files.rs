@@ -87,5 +87,4 @@ fn many_small_files_print_as_with_one_job() {
             assert_eq!(many.status.code(), Some(1));
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -389,7 +389,6 @@ fn cli_large_file_jobs_agree() {
         );
         assert_eq!(err1, err2);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A state of many resources in every shape the walk meets (Terraform's key order and
@@ -558,7 +557,8 @@ fn in_parts(
 ) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
     static FILES: AtomicUsize = AtomicUsize::new(0);
     let n = FILES.fetch_add(1, Ordering::Relaxed);
-    let path = common::scratch_dir("parts").join(format!("{n}.tfstate"));
+    let dir = common::scratch_dir("parts");
+    let path = dir.join(format!("{n}.tfstate"));
     std::fs::write(&path, text).unwrap();
     let options = ReaderOptions::default().with_part_bytes(part_bytes);
     let result = std::thread::scope(|scope| {

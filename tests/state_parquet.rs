@@ -93,7 +93,6 @@ fn check(docs: &[String], states: &[String], tag: &str) -> BTreeMap<String, usiz
             })
             .collect();
         let tables = read_tables(&dir);
-        std::fs::remove_dir_all(&dir).unwrap();
         // `instances`: a row per line, in order.
         let inst = &tables["instances"];
         let field = |k: &str| -> Vec<Option<String>> {
@@ -209,7 +208,6 @@ fn toy_state_tables_read_back() {
         .args(["-c", script, d])
         .output()
         .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "data.toy_image 1 _file\ninstances 7 file\ntoy_server 2 _file\n",
@@ -334,7 +332,6 @@ fn exact_numbers_make_decimal_columns() {
             .len(),
         0
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `decode --to parquet`: a stream's values that decode as rows, in order, equal to their
@@ -410,7 +407,6 @@ fn decode_to_parquet_writes_the_values_as_rows() {
         String::from_utf8_lossy(&out.stderr),
         "tfwire: --out and --exact-numbers go with --to parquet\n"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The README's Parquet example, run as written: in a folder holding the toy state and its
@@ -429,5 +425,4 @@ fn readme_parquet_example_runs_as_written() {
         PathBuf::from(data("toy.tfstate")),
     ];
     assert_eq!(readme::run_example("parquet", &files, bin, &dir), 3);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

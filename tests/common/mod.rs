@@ -132,12 +132,37 @@ pub fn toy_state_file(name: &str) -> String {
     data_dir().join("states").join(name).display().to_string()
 }
 
-/// A fresh directory for one test's files, `tfwire-TAG-PID` under the system's temporary
-/// directory (the caller removes it).
-pub fn scratch_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tfwire-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for one test's files, `tfwire-TAG-…` under the system's temporary
+/// directory, removed with what it holds when the [`Scratch`] drops (a failing test's too).
+pub fn scratch_dir(tag: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("tfwire-{tag}-"))
+        .tempdir()
+        .unwrap();
+    Scratch(dir)
+}
+
+/// A directory of [`scratch_dir`]: a [`Path`](std::path::Path), removed when dropped.
+#[derive(Debug)]
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
 }
 
 /// A `tfwire state` run's stderr with the summary's timing as `seconds=S` (checked to be a

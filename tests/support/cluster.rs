@@ -5,7 +5,6 @@
 //! process is killed and waited for, and the work directories are removed.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Duration;
@@ -20,7 +19,8 @@ const START: Duration = Duration::from_secs(60);
 pub struct Cluster {
     pub url: String,
     children: Vec<Child>,
-    dirs: Vec<PathBuf>,
+    /// The executors' directories, removed as the cluster drops (after its processes stop).
+    dirs: Vec<super::common::Scratch>,
 }
 
 /// The cluster the tests running now share, started when none runs.
@@ -52,8 +52,9 @@ impl Cluster {
             // (Named per cluster: one starting as another is being stopped keeps its own.)
             let id = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let dir = super::common::scratch_dir(&format!("cluster-{id}-executor-{n}"));
-            cluster.dirs.push(dir.clone());
-            let dir = dir.display().to_string();
+            let path = dir.display().to_string();
+            cluster.dirs.push(dir);
+            let dir = path;
             let args = [
                 "cluster",
                 "executor",
@@ -110,9 +111,6 @@ impl Drop for Cluster {
         for child in &mut self.children {
             let _ = child.kill();
             let _ = child.wait();
-        }
-        for dir in &self.dirs {
-            let _ = std::fs::remove_dir_all(dir);
         }
     }
 }
