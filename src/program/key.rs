@@ -355,7 +355,7 @@ mod tests {
             let escapes = name.contains('"') || name.contains('\\');
             for colon in [":", " :", ": ", "\n\t :"] {
                 let enc = format!("\"{name}\"{colon}").into_bytes();
-                for cut in (0..=enc.len()).step_by(crate::test_rng::rounds(1, 3)) {
+                for cut in (0..=enc.len()).step_by(crate::test_rng::rounds(1, 5)) {
                     for pad in [0usize, 1, 40] {
                         let mut buf = enc[..cut].to_vec();
                         buf.extend(std::iter::repeat_n(b' ', pad));

@@ -164,7 +164,7 @@ mod tests {
     fn marked_value_end_matches_careful_skip() {
         let mut seed = 0xa5c1_u64;
         let (mut answered, mut flagged) = (0, 0);
-        for _ in 0..rounds(200_000, 1_000) {
+        for _ in 0..rounds(200_000, 400) {
             let input = random_input(&mut seed);
             let mut careful = Reader::new(&input);
             let c = careful.skip_items(1, true);

@@ -442,7 +442,7 @@ pub(super) mod tests {
     #[test]
     fn value_end_matches_careful_skip() {
         let mut seed = 0x5eed_u64;
-        for _ in 0..rounds(200_000, 1_000) {
+        for _ in 0..rounds(200_000, 400) {
             let input = random_input(&mut seed);
             let mut careful = Reader::new(&input);
             let c = careful.skip_items(1, true);
