@@ -355,7 +355,10 @@ mod tests {
             let escapes = name.contains('"') || name.contains('\\');
             for colon in [":", " :", ": ", "\n\t :"] {
                 let enc = format!("\"{name}\"{colon}").into_bytes();
-                for cut in (0..=enc.len()).step_by(crate::test_rng::rounds(1, 5)) {
+                // (Under Miri every fifth cut, and always the last two: the whole key.)
+                let step = crate::test_rng::rounds(1, 5);
+                let cuts = (0..=enc.len()).filter(|c| c % step == 0 || c + 1 >= enc.len());
+                for cut in cuts {
                     for pad in [0usize, 1, 40] {
                         let mut buf = enc[..cut].to_vec();
                         buf.extend(std::iter::repeat_n(b' ', pad));
