@@ -146,22 +146,16 @@ pub fn scratch_dir(tag: &str) -> Scratch {
 #[derive(Debug)]
 pub struct Scratch(tempfile::TempDir);
 
-impl std::ops::Deref for Scratch {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        self.0.path()
-    }
-}
-
 impl AsRef<std::path::Path> for Scratch {
     fn as_ref(&self) -> &std::path::Path {
         self.0.path()
     }
 }
 
-impl AsRef<std::ffi::OsStr> for Scratch {
-    fn as_ref(&self) -> &std::ffi::OsStr {
-        self.0.path().as_os_str()
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        self.0.path()
     }
 }
 

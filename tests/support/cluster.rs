@@ -9,9 +9,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Duration;
 
-/// Clusters started by this test process.
-static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 /// How long a process may take to say where it listens.
 const START: Duration = Duration::from_secs(60);
 
@@ -49,12 +46,10 @@ impl Cluster {
         );
         cluster.url = format!("df://{addr}");
         for n in 1..=2 {
-            // (Named per cluster: one starting as another is being stopped keeps its own.)
-            let id = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let dir = super::common::scratch_dir(&format!("cluster-{id}-executor-{n}"));
-            let path = dir.display().to_string();
-            cluster.dirs.push(dir);
-            let dir = path;
+            // (Each a fresh directory: one starting as another is being stopped keeps its own.)
+            let scratch = super::common::scratch_dir(&format!("cluster-executor-{n}"));
+            let dir = scratch.display().to_string();
+            cluster.dirs.push(scratch);
             let args = [
                 "cluster",
                 "executor",
