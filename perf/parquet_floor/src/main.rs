@@ -9,7 +9,7 @@ use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::metadata::ParquetMetaData;
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
 
 #[global_allocator]
@@ -50,23 +50,23 @@ fn as_written(table: &Table) -> WriterPropertiesBuilder {
         .max()
         .unwrap_or(1);
     let mut b = WriterProperties::builder().set_max_row_group_row_count(Some(rows.max(1)));
-    if let Some(group) = table.meta.row_groups().first() {
-        for column in group.columns() {
-            let path = column.column_path().clone();
-            let stats = match column.statistics() {
-                Some(_) => EnabledStatistics::Page,
-                None => EnabledStatistics::None,
-            };
-            b = b
-                .set_column_compression(path.clone(), column.compression())
-                .set_column_dictionary_enabled(
-                    path.clone(),
-                    column.dictionary_page_offset().is_some(),
-                )
-                .set_column_statistics_enabled(path, stats);
-        }
+    for column in first_chunks(table) {
+        let path = column.column_path().clone();
+        let stats = match column.statistics() {
+            Some(_) => EnabledStatistics::Page,
+            None => EnabledStatistics::None,
+        };
+        b = b
+            .set_column_compression(path.clone(), column.compression())
+            .set_column_dictionary_enabled(path.clone(), column.dictionary_page_offset().is_some())
+            .set_column_statistics_enabled(path, stats);
     }
     b
+}
+
+/// The column chunks of `table`'s first row group (none for a file without rows).
+fn first_chunks(table: &Table) -> &[ColumnChunkMetaData] {
+    table.meta.row_groups().first().map_or(&[], |g| g.columns())
 }
 
 /// A setting: its name and what it changes of the written one.
@@ -77,10 +77,7 @@ fn each_column(
     t: &Table,
     f: fn(WriterPropertiesBuilder, parquet::schema::types::ColumnPath) -> WriterPropertiesBuilder,
 ) -> WriterPropertiesBuilder {
-    let paths: Vec<_> = (t.meta.row_groups().first().into_iter())
-        .flat_map(|g| g.columns().iter().map(|c| c.column_path().clone()))
-        .collect();
-    paths.into_iter().fold(b, f)
+    (first_chunks(t).iter()).fold(b, |b, c| f(b, c.column_path().clone()))
 }
 
 const SETTINGS: [(&str, Change); 5] = [
@@ -132,6 +129,9 @@ fn main() -> Result<(), Failure> {
     let usage = "usage: tfwire-parquet-floor DIR ROUNDS [-- COMMAND...]";
     let dir = args.next().ok_or(usage)?;
     let rounds: usize = args.next().ok_or(usage)?.parse()?;
+    if rounds == 0 {
+        return Err(usage.into());
+    }
     let command: Vec<String> = args.skip_while(|a| a == "--").collect();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .map(|e| e.map(|e| e.path()))
