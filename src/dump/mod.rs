@@ -31,6 +31,7 @@
 use std::fmt::Write;
 
 pub(crate) mod straight;
+mod straight_run;
 
 use crate::encode::EncodeError;
 use crate::limits::MAX_VALUE_DEPTH;

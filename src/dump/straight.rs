@@ -20,9 +20,11 @@
 //! its type, whatever the input holds), so what this writes is the general way's DUMP, and
 //! only where the general way succeeds.
 
-use bumpalo::collections::Vec as BumpVec;
+use std::cell::Cell;
+
 use bumpalo::Bump;
 
+use crate::decode::json::pairs::Inlined;
 use crate::decode::json::plain::{
     boolean, dump_string, null, plain_integer, plain_string, skip_ws,
 };
@@ -32,7 +34,10 @@ use crate::number::normalize_decimal;
 use crate::program::key::AttrEntry;
 use crate::program::{DecodeOptions, Program};
 use crate::schema::Type;
+use crate::spare::Spare;
 use crate::value::Value;
+
+use super::straight_run::{compact_run, Node, Run};
 
 /// The arena bytes the decode charges for a value slot of a list, set or object (every
 /// attribute of the type) and for a map entry ([`Limits::max_arena_bytes`]).
@@ -45,19 +50,8 @@ const ENTRY: u64 = std::mem::size_of::<(&str, Value<'static>)>() as u64;
 /// deeper type are decoded.
 const MAX_STRAIGHT_DEPTH: usize = 128;
 
-/// What a [`StraightDump`] checks at one place of the type.
-enum Node {
-    String,
-    Number,
-    Bool,
-    /// `dynamic` and tuples: only `null` is taken.
-    NullOnly,
-    /// A list or a set.
-    Items(Box<Node>),
-    Map(Box<Node>),
-    /// The attributes' keys (the executors' pre-encoded keys) and parts, in the type's order.
-    Object(Box<[(AttrEntry, Node)]>),
-}
+/// The runs of input copied as a fixed-size copy ([`Minify::flush`]).
+const SHORT_RUN: usize = 32;
 
 /// The straight DUMP of one program's object type (see the module docs).
 pub(crate) struct StraightDump {
@@ -131,8 +125,7 @@ impl StraightDump {
         let start = skip_ws(buf, 0);
         let mut w = Minify {
             buf,
-            // (Room for a DUMP of a few KiB: most instances' whole, without regrowth.)
-            out: BumpVec::with_capacity_in(buf.len().min(1 << 12), bump),
+            out: OUT.take(),
             copied: start,
             scratch: String::new(),
             rewritten: String::new(),
@@ -140,19 +133,37 @@ impl StraightDump {
             arena: 0,
             values: 0,
             unknown: false,
+            compact: true,
+            classifier: Inlined::current(),
         };
-        let Some(end) = w
+        w.out.clear();
+        let end = w
             .value(&self.root, start)
-            .and_then(|end| w.flush(end).map(|()| end))
-        else {
-            return Err(Unknown(w.unknown));
-        };
+            .and_then(|end| w.flush(end).map(|()| end));
+        let out = std::mem::take(&mut w.out);
         // (Checked once, whole: runs cut at token boundaries of checked JSON are whole
         // characters, so this never fails.)
-        let text =
-            simdutf8::basic::from_utf8(w.out.into_bump_slice()).map_err(|_| Unknown(false))?;
-        Ok((text, end))
+        let written = match end {
+            Some(end) => simdutf8::basic::from_utf8(&out)
+                .map(|text| (&*bump.alloc_str(text), end))
+                .map_err(|_| Unknown(false)),
+            None => Err(Unknown(w.unknown)),
+        };
+        if out.capacity() <= KEPT_OUT {
+            OUT.set(out);
+        }
+        written
     }
+}
+
+/// The most bytes of a thread's [`OUT`] kept for its next DUMP.
+const KEPT_OUT: usize = 1 << 20;
+
+thread_local! {
+    /// Each thread's DUMP as it is written, kept for the next one (up to [`KEPT_OUT`]
+    /// bytes), then copied into the caller's arena: a `Vec` whose short copies the compiler
+    /// writes inline ([`Minify::flush`]).
+    static OUT: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
 /// What [`StraightDump::take`] made of a value.
@@ -265,9 +276,9 @@ fn number(buf: &[u8], i: usize) -> Option<usize> {
 
 /// The input, the DUMP being written, and how far the input has been copied to it: the DUMP
 /// is the input without its whitespace, so only whitespace stops the copy.
-struct Minify<'b, 'a, 'l> {
+struct Minify<'b, 'l> {
     buf: &'b [u8],
-    out: BumpVec<'a, u8>,
+    out: Vec<u8>,
     copied: usize,
     /// A string's value, when the DUMP writes it otherwise than the input has it.
     scratch: String,
@@ -281,9 +292,13 @@ struct Minify<'b, 'a, 'l> {
     values: u64,
     /// It gave up at a key that names no attribute of its object ([`Taken::Refused`]).
     unknown: bool,
+    /// No whitespace between tokens so far: objects' pairs are read in runs
+    /// ([`compact_run`]), which take none in an indented input.
+    compact: bool,
+    classifier: Inlined,
 }
 
-impl Minify<'_, '_, '_> {
+impl Minify<'_, '_> {
     /// The first byte at or after `i` that is not whitespace; whitespace stepped over ends
     /// a run of the copy.
     #[inline(always)]
@@ -292,6 +307,7 @@ impl Minify<'_, '_, '_> {
         if next != i {
             self.flush(i)?;
             self.copied = next;
+            self.compact = false;
         }
         Some(next)
     }
@@ -300,7 +316,25 @@ impl Minify<'_, '_, '_> {
     #[inline(always)]
     fn flush(&mut self, end: usize) -> Option<()> {
         let run = self.buf.get(self.copied..end)?;
-        self.out.extend_from_slice_copy(run);
+        // A short run (an indented input's pieces between its whitespace: `"name":`, a value
+        // and its comma) as a copy of a fixed `SHORT_RUN` bytes, which the compiler writes
+        // inline, and the bytes past the run cut again (a `memcpy` call a piece cost 11% of
+        // an indented state's time: F37).
+        if run.len() <= SHORT_RUN {
+            if let Some(wide) = self
+                .buf
+                .get(self.copied..)
+                .and_then(|s| s.first_chunk::<SHORT_RUN>())
+            {
+                let mut spare = Spare::new(&mut self.out);
+                spare.reserve(SHORT_RUN);
+                // SAFETY: `SHORT_RUN` bytes of spare capacity were reserved just above, and
+                // the run is at most that long.
+                unsafe { spare.block(wide, run.len()) };
+                return Some(());
+            }
+        }
+        self.out.extend_from_slice(run);
         Some(())
     }
 
@@ -356,7 +390,7 @@ impl Minify<'_, '_, '_> {
             self.flush(i)?;
             self.rewritten.clear();
             crate::dump::write_string(&mut self.rewritten, &self.scratch);
-            self.out.extend_from_slice_copy(self.rewritten.as_bytes());
+            self.out.extend_from_slice(self.rewritten.as_bytes());
             self.copied = end;
         }
         Some(end)
@@ -393,25 +427,21 @@ impl Minify<'_, '_, '_> {
         let mut pairs = false;
         if self.buf.get(i) != Some(&b'}') {
             loop {
-                let Some((k, after, spaced)) = attribute_key(self.buf, attrs, next, i) else {
-                    self.unknown = names_none(self.buf, attrs, i);
-                    return None;
+                let (k, after) = match self.run(attrs, next, i) {
+                    Run::Key { at, next: n } => {
+                        next = n;
+                        i = at;
+                        self.key(attrs, next, i)?
+                    }
+                    Run::Value { at, k } => (k, at),
+                    Run::Closed { brace, next: n } => {
+                        pairs = true;
+                        next = n;
+                        i = brace;
+                        break;
+                    }
                 };
-                if k > next {
-                    self.flush(i)?;
-                    self.nulls(attrs.get(next..k)?, false, true)?;
-                    self.copied = i;
-                }
-                let (key, node) = attrs.get(k)?;
-                // (A key's name counts against `max_string_len` too.)
-                if key.json_quoted_len().saturating_sub(2) > self.limits.max_string_len as usize {
-                    return None;
-                }
-                if spaced {
-                    // `"name"`, whitespace, then `:`: the whitespace is left out.
-                    self.flush(i.wrapping_add(key.json_quoted_len()))?;
-                    self.copied = after.wrapping_sub(1);
-                }
+                let (_, node) = attrs.get(k)?;
                 next = k.wrapping_add(1);
                 pairs = true;
                 let at = self.ws(after)?;
@@ -432,6 +462,48 @@ impl Minify<'_, '_, '_> {
         self.expect(i, b'}')
     }
 
+    /// A run of the object's pairs from `i` (a key's place) when the input is compact so far,
+    /// else where it is: the key at `i`.
+    #[inline(always)]
+    fn run(&self, attrs: &[(AttrEntry, Node)], next: usize, i: usize) -> Run {
+        if !self.compact {
+            return Run::Key { at: i, next };
+        }
+        let max_string_len = self.limits.max_string_len as usize;
+        compact_run(self.buf, i, attrs, next, max_string_len, self.classifier)
+    }
+
+    /// The key at `i`, one of `attrs` from `next` on (those before it left out, written
+    /// `null`): its attribute's index and the position after its colon.
+    #[inline(always)]
+    fn key(
+        &mut self,
+        attrs: &[(AttrEntry, Node)],
+        next: usize,
+        i: usize,
+    ) -> Option<(usize, usize)> {
+        let Some((k, after, spaced)) = attribute_key(self.buf, attrs, next, i) else {
+            self.unknown = names_none(self.buf, attrs, i);
+            return None;
+        };
+        if k > next {
+            self.flush(i)?;
+            self.nulls(attrs.get(next..k)?, false, true)?;
+            self.copied = i;
+        }
+        let (key, _) = attrs.get(k)?;
+        // (A key's name counts against `max_string_len` too.)
+        if key.json_quoted_len().saturating_sub(2) > self.limits.max_string_len as usize {
+            return None;
+        }
+        if spaced {
+            // `"name"`, whitespace, then `:`: the whitespace is left out.
+            self.flush(i.wrapping_add(key.json_quoted_len()))?;
+            self.copied = after.wrapping_sub(1);
+        }
+        Some((k, after))
+    }
+
     /// Writes `"name":null` for each of `attrs`, separated by commas, with one before the
     /// first when `lead` and one after the last when `trail`.
     fn nulls(&mut self, attrs: &[(AttrEntry, Node)], lead: bool, trail: bool) -> Option<()> {
@@ -440,8 +512,8 @@ impl Minify<'_, '_, '_> {
                 self.out.push(b',');
             }
             self.out
-                .extend_from_slice_copy(key.json_key_with_colon()?.as_bytes());
-            self.out.extend_from_slice_copy(b"null");
+                .extend_from_slice(key.json_key_with_colon()?.as_bytes());
+            self.out.extend_from_slice(b"null");
         }
         if trail {
             self.out.push(b',');

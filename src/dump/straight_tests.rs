@@ -252,6 +252,7 @@ fn cut_and_changed_inputs_are_written_only_as_the_general_way_would() {
 /// The decode's limits, just met and just passed, and the deepest values.
 mod limits {
     use super::super::*;
+    use crate::test_rng::{next, rounds};
 
     /// The general way with `limits`: the DUMP of the decoded value, or `None`.
     fn general(program: &Program, input: &[u8], limits: Limits) -> Option<String> {
@@ -313,6 +314,113 @@ mod limits {
             }
         }
         assert!(limited > 100, "{limited}");
+    }
+
+    /// Long objects in compact form, as go-cty writes them and changed here and there
+    /// (attributes left out, repeated or swapped, values the runs do not take, whitespace,
+    /// a byte changed), under limits on string lengths that the runs' strings meet or pass:
+    /// the objects' pairs go a window at a time (`straight_run.rs`), and what is written is
+    /// exactly the general way's DUMP, where the decode succeeds.
+    #[test]
+    fn runs_of_pairs_write_what_the_general_way_writes() {
+        let program = Program::from_type_json(
+            r#"["object",{"arn":"string","count":"number","d":"dynamic","enabled":"bool","id":"string","l":["list",["object",{"x":"bool","y":"string"}]],"m":["map","string"],"name_of_a_rather_long_attribute_here":"string","z":"number"}]"#,
+        )
+        .unwrap();
+        let names = [
+            "arn",
+            "count",
+            "d",
+            "enabled",
+            "id",
+            "l",
+            "m",
+            "name_of_a_rather_long_attribute_here",
+            "z",
+        ];
+        let plain = |k: usize, r: u64| -> String {
+            let pick = |options: &[&str]| options[(r >> 8) as usize % options.len()].to_string();
+            match names[k] {
+                "arn" | "id" | "name_of_a_rather_long_attribute_here" => pick(&[
+                    "\"arn:aws:ec2:eu-west-3:047081014315:instance/i-0d3650a23f4e45dc0\"",
+                    "\"i-0d3650a23f4e45dc0\"",
+                    "\"\"",
+                    "\"abcdefghijklmnopqrst\"",
+                    "\"abcdefghijklmnopqrstu\"",
+                ]),
+                "count" | "z" => pick(&["0", "7", "123456789012345678", "1234"]),
+                "enabled" => pick(&["true", "false"]),
+                "l" => pick(&[r#"[{"x":true,"y":"a"},{"x":false,"y":"b"}]"#, "[]"]),
+                "m" => pick(&[r#"{"a":"x","b":"y"}"#, "{}"]),
+                _ => "null".to_string(),
+            }
+        };
+        let other = [
+            "null",
+            "\"esc\\\"aped\"",
+            "\"\\u0041\"",
+            "\"h\u{e9}llo\"",
+            "1.5",
+            "-3",
+            "1234567890123456789",
+            "01",
+            "\"7\"",
+            "7",
+            "true",
+            " \"x\"",
+            "{}",
+        ];
+        let mut x = 0x7e57_5eed_u64;
+        let (mut written, mut failed) = (0, 0);
+        for round in 0..rounds(6_000, 30) {
+            let mut s = String::from("{");
+            let mut k = 0;
+            while k < names.len() {
+                let r = next(&mut x);
+                k = match r % 19 {
+                    0 => k + 1,
+                    1 => k.saturating_sub(1),
+                    _ => k,
+                }
+                .min(names.len() - 1);
+                if s.len() > 1 {
+                    s.push_str(if r.is_multiple_of(97) { ", " } else { "," });
+                }
+                s.push_str(&format!("\"{}\":", names[k]));
+                if r.is_multiple_of(7) {
+                    s.push_str(other[(r >> 16) as usize % other.len()]);
+                } else {
+                    s.push_str(&plain(k, r));
+                }
+                k += 1;
+                if r.is_multiple_of(29) {
+                    break;
+                }
+            }
+            s.push('}');
+            let mut bytes = s.into_bytes();
+            if round % 5 == 0 {
+                let at = next(&mut x) as usize % bytes.len();
+                bytes[at] = b"\"\\{}[],: 0a-.e\x00\xc3"[next(&mut x) as usize % 16];
+            }
+            let strings = [5, 20, 21, 64, u32::MAX][round % 5];
+            let limits = Limits::DEFAULT.with_max_string_len(strings);
+            let dump = StraightDump::new(&program).unwrap();
+            let bump = Bump::new();
+            let input = String::from_utf8_lossy(&bytes);
+            // (A byte changed may end the object early: its DUMP is the prefix's.)
+            match dump.write_prefix(&bytes, &bump, &limits) {
+                Some((text, end)) => {
+                    let want = general(&program, &bytes[..end], limits);
+                    assert_eq!(want.as_deref(), Some(text), "{input} {strings}");
+                    written += 1;
+                }
+                None => failed += usize::from(general(&program, &bytes, limits).is_none()),
+            }
+        }
+        if !cfg!(miri) {
+            assert!(written > 1_000 && failed > 500, "{written} {failed}");
+        }
     }
 
     /// Values as deep as a straight DUMP goes (`MAX_STRAIGHT_DEPTH` containers, the root

@@ -55,6 +55,7 @@ impl StateReader<io::Empty> {
             whole: Some(Box::new(bytes)),
             release: None,
             released: 0,
+            ahead: Default::default(),
         }
     }
 

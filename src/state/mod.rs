@@ -69,6 +69,7 @@ mod envelope;
 mod filter;
 mod keys;
 mod outline;
+mod prefetch;
 mod providers;
 mod ranges;
 mod reader;

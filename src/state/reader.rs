@@ -29,6 +29,7 @@ use std::panic::{RefUnwindSafe, UnwindSafe};
 use bumpalo::Bump;
 
 use super::envelope::{Phase, Raw, Stop, Unit, Visit, Walk};
+use super::prefetch::Ahead;
 use super::split::{split_max, Delimited};
 use super::values::Ctx;
 use super::{InstanceRef, Outcome, SchemaSet, StateError};
@@ -163,6 +164,8 @@ pub struct StateReader<R> {
     /// ([`StateReader::with_release`]), and where they end.
     release: Option<Box<dyn FnMut(Range<usize>) + Send + Sync + UnwindSafe + RefUnwindSafe>>,
     released: usize,
+    /// The lines of the buffer asked of memory ahead of the walk.
+    pub(super) ahead: Ahead,
 }
 
 impl<R: Read> StateReader<R> {
@@ -184,6 +187,7 @@ impl<R: Read> StateReader<R> {
             whole: None,
             release: None,
             released: 0,
+            ahead: Ahead::default(),
         }
     }
 
@@ -286,6 +290,7 @@ impl<R: Read> StateReader<R> {
         let mut spare = SPARE.with(Cell::take).unwrap_or_default();
         if self.buf.is_empty() && self.whole.is_none() {
             self.buf = std::mem::take(&mut spare.buf);
+            self.ahead.moved();
         }
         let result = self.steps(walk, set, options, &mut spare, f, split);
         if self.whole.is_none() {
@@ -353,6 +358,7 @@ impl<R: Read> StateReader<R> {
                 }
             }
             if let (Some(split), Phase::Resources { .. }) = (split.as_mut(), walk.phase) {
+                self.ask_ahead();
                 let next = self
                     .unit(set, options, scratch)
                     .delimit_resource(self.start, walk, split_max);
@@ -387,6 +393,7 @@ impl<R: Read> StateReader<R> {
                 }
             }
             let phase = walk.phase;
+            self.ask_ahead();
             let result = self
                 .unit(set, options, scratch)
                 .step(self.start, walk, bump, f);
@@ -421,6 +428,16 @@ impl<R: Read> StateReader<R> {
             Some(whole) => (**whole).as_ref(),
             None => self.buf.get(..self.end).unwrap_or_default(),
         }
+    }
+
+    /// Asks memory for the buffer's lines ahead of the unit about to be read ([`Ahead`]).
+    #[inline]
+    fn ask_ahead(&mut self) {
+        let buf = match &self.whole {
+            Some(whole) => (**whole).as_ref(),
+            None => self.buf.get(..self.end).unwrap_or_default(),
+        };
+        self.ahead.before(buf, self.start);
     }
 
     /// A unit over the bytes read so far.
@@ -472,6 +489,7 @@ impl<R: Read> StateReader<R> {
         let keep = self.start..self.end;
         split(Delimited::new(&mut self.buf, keep, self.base, delimited));
         delimited.clear();
+        self.ahead.moved();
         self.base = self.base.saturating_add(self.start as u64);
         self.end = self.end.saturating_sub(self.start);
         self.start = 0;
@@ -492,6 +510,7 @@ impl<R: Read> StateReader<R> {
         // (`start <= end <= buf.len()`.)
         let unit = self.end.saturating_sub(self.start);
         self.buf.copy_within(self.start..self.end, 0);
+        self.ahead.moved();
         self.base = self.base.saturating_add(self.start as u64);
         (self.start, self.end) = (0, unit);
         let max = self.options.max_unit_bytes;

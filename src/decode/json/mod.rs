@@ -25,7 +25,7 @@ mod extent;
 mod items;
 mod key_order;
 mod number;
-mod pairs;
+pub(crate) mod pairs;
 mod picks;
 pub(crate) mod plain;
 mod scan;

@@ -9,10 +9,13 @@
 //! before the colon, a pair across the input's last 64 bytes), or after a plain key whose
 //! value it does not take (any other value, or one followed by anything else), and the
 //! caller's own loop reads on from there and, if the input is faulty, names the fault.
-//! Everything stepped over is valid JSON as serde_json reads it.
+//! Everything stepped over is valid JSON as serde_json reads it. The classifiers serve the
+//! straight DUMP's runs too (`dump/straight_run.rs`).
+
+use super::simd::{Isa, Level};
 
 /// Bytes classified at a time.
-const WINDOW: usize = 64;
+pub(crate) const WINDOW: usize = 64;
 
 /// Where a run of pairs ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,15 +32,43 @@ pub(super) enum RunEnd {
 }
 
 /// How a run classifies its windows: an instruction set.
-pub(super) trait Classifier: Copy {
+pub(crate) trait Classifier: Copy {
     /// The window's quotes and its stop bytes (`\`, bytes below 0x20, bytes from 0x80), bit
     /// `i` for byte `i`.
     fn masks(self, w: &[u8; WINDOW]) -> (u64, u64);
 }
 
+/// The classifier for code not compiled for AVX2 (the straight DUMP's runs,
+/// `dump/straight_run.rs`): SSE2, inlined, unless `TFWIRE_SIMD=scalar` chose the byte loop,
+/// so that the JSON suite runs both.
+#[derive(Clone, Copy)]
+pub(crate) struct Inlined {
+    portable: bool,
+}
+
+impl Inlined {
+    /// The classifier for the level in use.
+    pub(crate) fn current() -> Inlined {
+        Inlined {
+            portable: Level::current().isa() == Isa::Scalar,
+        }
+    }
+}
+
+impl Classifier for Inlined {
+    #[inline(always)]
+    fn masks(self, w: &[u8; WINDOW]) -> (u64, u64) {
+        if self.portable {
+            window_masks_naive(w)
+        } else {
+            window_masks(w)
+        }
+    }
+}
+
 /// The classifier every CPU has: SSE2 on x86-64 (its baseline), a byte loop elsewhere.
 #[derive(Clone, Copy)]
-pub(super) struct Baseline;
+pub(crate) struct Baseline;
 
 impl Classifier for Baseline {
     #[inline(always)]
@@ -48,7 +79,7 @@ impl Classifier for Baseline {
 
 /// The byte loop (the scalar level, `TFWIRE_SIMD=scalar`, and the oracle of the others).
 #[derive(Clone, Copy)]
-pub(super) struct Portable;
+pub(crate) struct Portable;
 
 impl Classifier for Portable {
     #[inline(always)]
