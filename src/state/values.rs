@@ -7,6 +7,7 @@
 use super::envelope::{Stop, Unit, Walk};
 use super::keys;
 use super::{IndexKey, StateError};
+use crate::decode::json::plain::plain_string;
 use crate::decode::json::tokens;
 use crate::error::{DecodeError, ErrorKind};
 
@@ -85,6 +86,13 @@ impl<'u> Unit<'u> {
     ) -> Result<(Option<&'u str>, usize), Stop> {
         match self.buf.get(v) {
             Some(b'n') => Ok((None, self.literal(v, b"null")?)),
+            // (One digit, then the instance's next key or its end: `"schema_version":0,`.)
+            Some(&d @ b'0'..=b'9')
+                if matches!(self.buf.get(v.wrapping_add(1)), Some(b',' | b'}')) =>
+            {
+                let digit = DIGITS.get(usize::from(d.wrapping_sub(b'0'))).copied();
+                Ok((digit, v.wrapping_add(1)))
+            }
             Some(b'-' | b'0'..=b'9') => {
                 let (text, end) = tokens::number(self.buf, v).map_err(|e| self.settle(&e, v))?;
                 if end == self.buf.len() && self.more {
@@ -107,7 +115,7 @@ impl<'u> Unit<'u> {
     /// Skips the value at `v` (validating it). (Inlined, as [`Unit::separator`].)
     #[inline(always)]
     pub(super) fn skip(&self, v: usize) -> Result<usize, Stop> {
-        if let Some((_, end)) = tokens::plain_string(self.buf, v) {
+        if let Some(end) = plain_value_end(self.buf, v) {
             return Ok(end);
         }
         let end = tokens::skip(self.buf, v, self.scratch).map_err(|e| self.settle(&e, v))?;
@@ -265,5 +273,90 @@ impl Unit<'_> {
         let end = self.skip(v)?;
         self.at.set(ctx);
         Ok(end)
+    }
+}
+
+/// The text of each one-digit number.
+const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
+/// The end of the value at `at` when it is one of the small values an instance's other keys
+/// hold, read here without the validating skip's set-up (its counted scan and its stack cost
+/// hundreds of instructions a call: F38): a string without escapes (`private`, any length,
+/// its UTF-8 checked), or an array in compact form of such strings (`dependencies`, the
+/// empty `sensitive_attributes`); `None` for anything else, which the skip reads (and names,
+/// if faulty). Both end with a closing byte, so no more input could extend them.
+#[inline(always)]
+fn plain_value_end(buf: &[u8], at: usize) -> Option<usize> {
+    match buf.get(at)? {
+        b'"' => plain_string(buf, at).map(|(_, end)| end),
+        b'[' => {
+            let mut i = at.wrapping_add(1);
+            if buf.get(i) == Some(&b']') {
+                return Some(i.wrapping_add(1));
+            }
+            loop {
+                let (_, end) = plain_string(buf, i)?;
+                match buf.get(end)? {
+                    b',' => i = end.wrapping_add(1),
+                    b']' => return Some(end.wrapping_add(1)),
+                    _ => return None,
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The small values read without the skip end where the validating skip ends them; any
+    /// other value, or one faulty, cut or spaced out, is left to the skip.
+    #[test]
+    fn plain_values_end_where_the_skip_ends_them() {
+        let scratch = bumpalo::Bump::new();
+        let long = format!("\"{}\"", "eyJzY2hlbWFfdmVyc2lvbiI6IjEifQ==".repeat(3));
+        let taken = [
+            r#""""#,
+            r#""x""#,
+            long.as_str(),
+            "\"caf\u{e9}\"",
+            "[]",
+            r#"["aws_vpc.main"]"#,
+            r#"["aws_vpc.main","aws_subnet.a","data.aws_ami.x"]"#,
+        ];
+        for value in taken {
+            let buf = format!("{value},\"next\":1}}");
+            let end = plain_value_end(buf.as_bytes(), 0);
+            assert_eq!(end, Some(value.len()), "{value}");
+            assert_eq!(
+                tokens::skip(buf.as_bytes(), 0, &scratch).ok(),
+                end,
+                "{value}"
+            );
+        }
+        let left = [
+            r#""a\"b""#,
+            r#""a\u0041""#,
+            "\"tab\t\"",
+            "[ ]",
+            r#"["a", "b"]"#,
+            r#"["a",1]"#,
+            r#"["a",]"#,
+            r#"[["a"]]"#,
+            r#"["a""#,
+            r#""open"#,
+            "[",
+            "null",
+            "{}",
+            "7",
+        ];
+        for value in left {
+            assert_eq!(plain_value_end(value.as_bytes(), 0), None, "{value}");
+        }
+        // Not UTF-8: left to the skip, which names it.
+        assert_eq!(plain_value_end(b"\"\xff\"", 0), None);
+        assert_eq!(plain_value_end(b"[\"\xc3\"]", 0), None);
     }
 }
