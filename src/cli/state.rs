@@ -10,7 +10,7 @@ use tfwire::DecodeOptions;
 
 use super::in_order::{chunks, in_order, Budget};
 use super::progress::Progress;
-use super::state_lines::{json_string, ndjson_line, text_lines};
+use super::state_lines::{json_string, ndjson_line, text_lines, LineScratch};
 use super::state_totals::Totals;
 use super::strings::Strings;
 use super::Failure;
@@ -379,25 +379,25 @@ fn stream_file(
     let name = json_string(&path.display().to_string());
     let mut totals = Totals::default();
     let start = Instant::now();
-    // Each worker's lines, its totals and a scratch address.
-    type Acc = (String, Totals, String);
-    let fold = |(text, t, address): &mut Acc, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+    // Each worker's lines, its totals and its line scratch.
+    type Acc = (String, Totals, LineScratch);
+    let fold = |(text, t, scratch): &mut Acc, item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
         t.count(&item, outcome);
         match args.format {
             OutputFormat::Text => text_lines(text, prefix, &item, outcome, args.dump),
             // (Parquet is written by `parquet_files`, before any file is printed.)
-            _ => ndjson_line(text, address, &name, &item, outcome),
+            _ => ndjson_line(text, scratch, &name, &item, outcome),
         }
     };
     let result = if jobs <= 1 {
         // One thread: the line buffers are reused.
-        let (mut text, mut address) = (String::new(), String::new());
+        let (mut text, mut scratch) = (String::new(), LineScratch::default());
         let mut f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
             totals.count(&item, outcome);
             text.clear();
             match args.format {
                 OutputFormat::Text => text_lines(&mut text, prefix, &item, outcome, args.dump),
-                _ => ndjson_line(&mut text, &mut address, &name, &item, outcome),
+                _ => ndjson_line(&mut text, &mut scratch, &name, &item, outcome),
             }
             sink(&text);
         };
@@ -435,7 +435,12 @@ fn stream_file(
             set,
             options,
             jobs,
-            || ((strings.take(), Totals::default(), String::new()), 0),
+            || {
+                (
+                    (strings.take(), Totals::default(), LineScratch::default()),
+                    0,
+                )
+            },
             fold,
             |acc| acc,
             |((text, t, _), read)| {
@@ -449,7 +454,7 @@ fn stream_file(
         progress.advance(len.saturating_sub(counted));
         read
     } else {
-        let init = || (strings.take(), Totals::default(), String::new());
+        let init = || (strings.take(), Totals::default(), LineScratch::default());
         StateReader::with_options(file, reader_options).visit_parallel(
             set,
             options,

@@ -55,11 +55,33 @@ pub(super) fn text_lines(
     }
 }
 
+/// What [`ndjson_line`] keeps from line to line: a scratch address, and the JSON of the last
+/// resource type and provider address written (Terraform writes a type's resources one after
+/// another, all of one provider: each is escaped once a run of them, F40).
+#[derive(Default)]
+pub(super) struct LineScratch {
+    address: String,
+    type_name: (String, String),
+    provider: (String, String),
+}
+
+/// Writes `s` as a JSON string, from `last` (the string and its JSON) when `s` is its string,
+/// else escaped and kept in `last`.
+fn push_kept_json_string(out: &mut String, last: &mut (String, String), s: &str) {
+    if last.0 != s {
+        last.0.clear();
+        last.0.push_str(s);
+        last.1.clear();
+        push_json_string(&mut last.1, s);
+    }
+    out.push_str(&last.1);
+}
+
 /// The NDJSON object of an instance, newline-terminated: the keys in the documented order
 /// (`file` is given as JSON).
 pub(super) fn ndjson_line(
     out: &mut String,
-    address: &mut String,
+    scratch: &mut LineScratch,
     file: &str,
     item: &InstanceRef<'_, '_>,
     outcome: &Outcome<'_>,
@@ -68,14 +90,14 @@ pub(super) fn ndjson_line(
     out.push_str("{\"file\":");
     out.push_str(file);
     out.push_str(",\"address\":");
-    address.clear();
-    item.write_address(address);
-    push_json_string(out, address);
+    scratch.address.clear();
+    item.write_address(&mut scratch.address);
+    push_json_string(out, &scratch.address);
     out.push_str(match r.mode {
         Mode::Managed => ",\"mode\":\"managed\",\"type\":",
         Mode::Data => ",\"mode\":\"data\",\"type\":",
     });
-    push_json_string(out, &r.type_name);
+    push_kept_json_string(out, &mut scratch.type_name, &r.type_name);
     out.push_str(",\"name\":");
     push_json_string(out, &r.name);
     out.push_str(",\"module\":");
@@ -91,7 +113,7 @@ pub(super) fn ndjson_line(
     out.push_str(",\"deposed\":");
     push_opt_json_string(out, item.instance.deposed.as_deref());
     out.push_str(",\"provider\":");
-    push_json_string(out, &r.provider_address);
+    push_kept_json_string(out, &mut scratch.provider, &r.provider_address);
     match outcome {
         Outcome::Ok(value, m) => {
             out.push_str(",\"status\":\"ok\",\"value\":");
