@@ -122,8 +122,8 @@ pub(super) fn scan_string(buf: &[u8], i: usize, open: usize) -> Result<(usize, u
     {
         let mut j = i;
         let mut flags = 0;
-        // Two 16-byte steps: strings up to 31 bytes.
-        for _ in 0..2 {
+        // Six 16-byte steps: strings up to 95 bytes (ARNs and IDs).
+        for _ in 0..6 {
             let Some(chunk) = buf.get(j..).and_then(|s| s.first_chunk::<16>()) else {
                 break;
             };
