@@ -68,7 +68,8 @@ pub(super) struct LineScratch {
 /// Writes `s` as a JSON string, from `last` (the string and its JSON) when `s` is its string,
 /// else escaped and kept in `last`.
 fn push_kept_json_string(out: &mut String, last: &mut (String, String), s: &str) {
-    if last.0 != s {
+    // (A JSON string is never empty: an empty `last.1` is none kept yet, even for `s` "".)
+    if last.1.is_empty() || last.0 != s {
         last.0.clear();
         last.0.push_str(s);
         last.1.clear();
@@ -151,5 +152,31 @@ fn push_opt_json_string(out: &mut String, s: Option<&str>) {
     match s {
         Some(s) => push_json_string(out, s),
         None => out.push_str("null"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON kept from the line before is written only for the same string; the empty
+    /// string too, first and after another.
+    #[test]
+    fn kept_json_strings_are_the_strings_json() {
+        let mut last = (String::new(), String::new());
+        let mut out = String::new();
+        for s in [
+            "",
+            "",
+            "aws_instance",
+            "aws_instance",
+            "a\"b",
+            "",
+            "aws_instance",
+        ] {
+            out.clear();
+            push_kept_json_string(&mut out, &mut last, s);
+            assert_eq!(out, json_string(s), "{s:?}");
+        }
     }
 }

@@ -113,16 +113,17 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
 /// [`SIMPLE_ESCAPES`] flags.
 /// Control bytes are rejected here; escapes are checked when they are decoded.
 ///
-/// A string that ends within its first 32 bytes without an escape (most keys and values of
-/// state data) takes at most two inline SSE2 steps; any other goes to the 64-byte scanner of
-/// `simd.rs`, which steps over escapes without stopping.
+/// A string that ends within its first 96 bytes without an escape (most keys and values of
+/// state data: names, IDs, ARNs) takes at most six inline 16-byte SSE2 steps; any other goes
+/// to the 64-byte scanner of `simd.rs` from its start, which steps over escapes without
+/// stopping (F41 in `perf/optimizations.md`).
 #[inline(always)]
 pub(super) fn scan_string(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
     #[cfg(target_arch = "x86_64")]
     {
         let mut j = i;
         let mut flags = 0;
-        // Six 16-byte steps: strings up to 95 bytes (ARNs and IDs).
+        // Six 16-byte steps: strings up to 95 bytes.
         for _ in 0..6 {
             let Some(chunk) = buf.get(j..).and_then(|s| s.first_chunk::<16>()) else {
                 break;
