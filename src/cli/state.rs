@@ -390,18 +390,21 @@ fn stream_file(
         }
     };
     let result = if jobs <= 1 {
-        // One thread: the line buffers are reused.
+        // One thread: the lines are gathered and handed to `sink` a buffer's worth at a time
+        // (which the output writes through rather than copying into its own buffer).
         let (mut text, mut scratch) = (String::new(), LineScratch::default());
         let mut f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
             totals.count(&item, outcome);
-            text.clear();
             match args.format {
                 OutputFormat::Text => text_lines(&mut text, prefix, &item, outcome, args.dump),
                 _ => ndjson_line(&mut text, &mut scratch, &name, &item, outcome),
             }
-            sink(&text);
+            if text.len() >= OUTPUT_BUFFER {
+                sink(&text);
+                text.clear();
+            }
         };
-        match mapped {
+        let read = match mapped {
             // (The bar advances by the file's length once it is read.)
             Some(map) => {
                 let map = super::mapped::Shared::new(map);
@@ -412,8 +415,12 @@ fn stream_file(
                 progress.advance(len);
                 read
             }
-            None => StateReader::with_options(file, reader_options).visit(set, options, f),
+            None => StateReader::with_options(file, reader_options).visit(set, options, &mut f),
+        };
+        if !text.is_empty() {
+            sink(&text);
         }
+        read
     } else if length.is_some_and(|n| n >= LARGE_FILE) {
         // A large regular file: read in parts of its bytes on `jobs` threads, no thread
         // walking it whole (the bar advances by each run's attributes as the run is handed

@@ -99,7 +99,8 @@ impl StraightDump {
         options: &DecodeOptions,
     ) -> Taken<'a> {
         match self.write(buf, bump, &options.limits) {
-            Ok((text, end)) => Taken::Written(text, end),
+            Ok(Dump::Written(text, end)) => Taken::Written(text, end),
+            Ok(Dump::Input(start, end)) => Taken::Input(start, end),
             Err(Unknown(true)) if !options.skip_unknown_attributes => Taken::Refused,
             Err(_) => Taken::GaveUp,
         }
@@ -109,19 +110,17 @@ impl StraightDump {
     #[cfg(test)]
     pub(crate) fn write_prefix<'a>(
         &self,
-        buf: &[u8],
+        buf: &'a [u8],
         bump: &'a Bump,
         limits: &Limits,
     ) -> Option<(&'a str, usize)> {
-        self.write(buf, bump, limits).ok()
+        match self.write(buf, bump, limits).ok()? {
+            Dump::Written(text, end) => Some((text, end)),
+            Dump::Input(start, end) => Some((std::str::from_utf8(buf.get(start..end)?).ok()?, end)),
+        }
     }
 
-    fn write<'a>(
-        &self,
-        buf: &[u8],
-        bump: &'a Bump,
-        limits: &Limits,
-    ) -> Result<(&'a str, usize), Unknown> {
+    fn write<'a>(&self, buf: &[u8], bump: &'a Bump, limits: &Limits) -> Result<Dump<'a>, Unknown> {
         let start = skip_ws(buf, 0);
         let mut w = Minify {
             buf,
@@ -137,23 +136,34 @@ impl StraightDump {
             classifier: Inlined::current(),
         };
         w.out.clear();
-        let end = w
-            .value(&self.root, start)
-            .and_then(|end| w.flush(end).map(|()| end));
-        let out = std::mem::take(&mut w.out);
-        // (Checked once, whole: runs cut at token boundaries of checked JSON are whole
-        // characters, so this never fails.)
-        let written = match end {
-            Some(end) => simdutf8::basic::from_utf8(&out)
-                .map(|text| (&*bump.alloc_str(text), end))
-                .map_err(|_| Unknown(false)),
+        let written = match w.value(&self.root, start) {
+            // Nothing written and nothing left out: the DUMP is the input as it is (compact,
+            // as go-cty writes it), which the caller takes from its own text, uncopied.
+            Some(end) if w.out.is_empty() && w.copied == start => Ok(Dump::Input(start, end)),
+            Some(end) => match w.flush(end) {
+                // (Checked once, whole: runs cut at token boundaries of checked JSON are
+                // whole characters, so this never fails.)
+                Some(()) => simdutf8::basic::from_utf8(&w.out)
+                    .map(|text| Dump::Written(&*bump.alloc_str(text), end))
+                    .map_err(|_| Unknown(false)),
+                None => Err(Unknown(w.unknown)),
+            },
             None => Err(Unknown(w.unknown)),
         };
+        let out = std::mem::take(&mut w.out);
         if out.capacity() <= KEPT_OUT {
             OUT.set(out);
         }
         written
     }
+}
+
+/// What [`StraightDump::write`] wrote.
+enum Dump<'a> {
+    /// The DUMP, and the position after the value.
+    Written(&'a str, usize),
+    /// The DUMP is the input's bytes `start..end` (`end` after the value).
+    Input(usize, usize),
 }
 
 /// The most bytes of a thread's [`OUT`] kept for its next DUMP.
@@ -171,6 +181,10 @@ thread_local! {
 pub(crate) enum Taken<'a> {
     /// The DUMP, and the position after the value.
     Written(&'a str, usize),
+    /// The DUMP is the input's bytes `start..end` as they are (`end` after the value): the
+    /// input is compact and as go-cty writes it, no attribute left out. The caller takes the
+    /// DUMP from its own text of the input, uncopied.
+    Input(usize, usize),
     /// Given up where the decode fails too: at a key of an object that names none of its
     /// type's attributes, spelled without escapes (so its bytes are the name the decode
     /// looks up), which a decode that does not step over unknown attributes refuses.

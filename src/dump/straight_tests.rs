@@ -37,6 +37,10 @@ fn taken(program: &Program, input: &[u8]) -> (Option<(String, usize)>, bool) {
     let bump = Bump::new();
     match dump.take(input, &bump, &DecodeOptions::default()) {
         Taken::Written(text, end) => (Some((text.to_string(), end)), false),
+        Taken::Input(start, end) => {
+            let text = std::str::from_utf8(&input[start..end]).unwrap();
+            (Some((text.to_string(), end)), false)
+        }
         Taken::Refused => (None, true),
         Taken::GaveUp => (None, false),
     }
@@ -106,6 +110,42 @@ fn keys_no_attribute_has_are_refused() {
     assert!(program
         .decode_json_with(br#"{"zz":1}"#, &bump, &options)
         .is_ok());
+}
+
+/// A compact input as go-cty writes it, no attribute left out, is its own DUMP: given as
+/// its range, uncopied ([`Taken::Input`], after leading whitespace); whitespace, an attribute
+/// left out or a string rewritten makes a DUMP of its own ([`Taken::Written`]).
+#[test]
+fn compact_input_is_its_own_dump() {
+    let program = Program::from_type_json(TYPE).unwrap();
+    let dump = StraightDump::new(&program).unwrap();
+    let bump = Bump::new();
+    let options = DecodeOptions::default();
+    let all = r#"{"a":"x","b":1,"c":[{"x":true},{"x":null}],"d":{"k":"v","l":"w"},"e":[2,1],"f":null,"g":null,"h":{}}"#;
+    for (input, range) in [
+        (format!("{all} "), 0..all.len()),
+        (format!(" \n{all}"), 2..all.len() + 2),
+        ("null".to_string(), 0..4),
+    ] {
+        match dump.take(input.as_bytes(), &bump, &options) {
+            Taken::Input(start, end) => assert_eq!(start..end, range, "{input}"),
+            other => panic!("{input}: {other:?}"),
+        }
+    }
+    for input in [
+        r#"{"a":"x", "b":1,"c":[],"d":{},"e":[],"f":null,"g":null,"h":{}}"#,
+        r#"{"a":"x","c":[],"d":{},"e":[],"f":null,"g":null,"h":{}}"#,
+        r#"{"a":"x","b":1,"c":[{}],"d":{},"e":[],"f":null,"g":null,"h":{}}"#,
+        r#"{"a":"\/","b":1,"c":[],"d":{},"e":[],"f":null,"g":null,"h":{}}"#,
+    ] {
+        match dump.take(input.as_bytes(), &bump, &options) {
+            Taken::Written(text, end) => {
+                assert_eq!(end, input.len(), "{input}");
+                assert_eq!(Some(text.to_string()), general(&program, input.as_bytes()));
+            }
+            other => panic!("{input}: {other:?}"),
+        }
+    }
 }
 
 const TYPE: &str = r#"["object",{"a":"string","b":"number","c":["list",["object",{"x":"bool"}]],"d":["map","string"],"e":["set","number"],"f":"dynamic","g":["tuple",["string"]],"h":["object",{}]}]"#;

@@ -37,10 +37,10 @@ impl SchemaSet {
         options: &DecodeOptions,
         straight: bool,
     ) -> Outcome<'a> {
-        let Some(json) = item.instance.attributes.json() else {
+        let Some(text) = item.instance.attributes.json() else {
             return Outcome::Legacy;
         };
-        let json = json.as_bytes();
+        let json = text.as_bytes();
         let r = item.resource;
         let mut furthest: Option<(DecodeError, Match<'a>)> = None;
         let mut refused = false;
@@ -49,8 +49,14 @@ impl SchemaSet {
                 Err(e) => Err(schema_failure(e)),
                 Ok(loaded) => {
                     match self.straight(straight, loaded, json, bump, options) {
-                        Taken::Written(text, end) if tokens::ws(json, end) == json.len() => {
-                            return Outcome::Dumped(text, m);
+                        Taken::Written(dump, end) if tokens::ws(json, end) == json.len() => {
+                            return Outcome::Dumped(dump, m);
+                        }
+                        Taken::Input(start, end) if tokens::ws(json, end) == json.len() => {
+                            // (Both ends at ASCII bytes: whitespace, and after a `}`.)
+                            if let Some(dump) = text.get(start..end) {
+                                return Outcome::Dumped(dump, m);
+                            }
                         }
                         Taken::Refused => {
                             refused = true;
@@ -116,6 +122,7 @@ impl SchemaSet {
                         Taken::Written(text, end) => {
                             return Prefix::Done(Outcome::Dumped(text, m), end);
                         }
+                        Taken::Input(start, end) => return Prefix::Input(m, start, end),
                         // (Refused at a whole key inside the buffer: the decode fails there
                         // however the value goes on.)
                         Taken::Refused => {
@@ -196,6 +203,10 @@ fn schema_failure(e: &SchemaError) -> DecodeError {
 pub(crate) enum Prefix<'a> {
     /// The outcome and the end of the attributes JSON in the buffer.
     Done(Outcome<'a>, usize),
+    /// Dumped ([`Outcome::Dumped`]), the DUMP being the buffer's bytes `start..end` as they
+    /// are (the caller, which holds them as text, takes it uncopied); `end` is the end of
+    /// the attributes JSON.
+    Input(Match<'a>, usize, usize),
     /// The buffer ends inside the attributes: read more and try again.
     Incomplete,
     /// The attributes are not JSON (offset in the buffer).

@@ -457,6 +457,18 @@ impl<'u> Unit<'u> {
                                 outcome = Some(o);
                                 v.wrapping_add(len)
                             }
+                            Prefix::Input(m, start, len) => {
+                                self.at.set(ctx);
+                                let text = attrs.get(..len).unwrap_or_default();
+                                // SAFETY: the straight DUMP read these `len` bytes as one JSON
+                                // value, every string checked as UTF-8 (or the range is empty).
+                                let text = unsafe { attributes_text(text) };
+                                instance.attributes = Attributes::Json(text);
+                                // (`start` is after whitespace, an ASCII byte.)
+                                let dump = text.get(start..).unwrap_or_default();
+                                outcome = Some(Outcome::Dumped(dump, m));
+                                v.wrapping_add(len)
+                            }
                             Prefix::Incomplete => return Err(Stop::More),
                             Prefix::Invalid(e) => return Err(self.json_error(v, &e)),
                         }
