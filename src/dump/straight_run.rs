@@ -7,7 +7,8 @@
 //! go-cty writes it), and its value one the straight DUMP copies as it is: `null`, a string
 //! of plain ASCII (no escape, no control byte, within `max_string_len`) for a string
 //! attribute, `true` or `false` for a bool, a non-negative integer of at most 18 digits for a
-//! number; each followed by a comma and the next key's quote, or by the object's `}`. Such a
+//! number, `[]` for a list or set and `{}` for a map (empty: nothing to charge against the
+//! limits); each followed by a comma and the next key's quote, or by the object's `}`. Such a
 //! pair's DUMP is its input, so a run writes nothing: the caller's copy goes on over it. Any
 //! other pair ends the run, and the caller's loop reads it token by token as before (and
 //! gives up where that gives up), so a run never takes what the token-by-token walk would
@@ -116,6 +117,8 @@ pub(super) fn compact_run<C: Classifier>(
                 (Some(b't'), Node::Bool) if at_v(4) == Some(b"true") => v.wrapping_add(4),
                 (Some(b'f'), Node::Bool) if at_v(5) == Some(b"false") => v.wrapping_add(5),
                 (Some(b'0'), Node::Number) => v.wrapping_add(1),
+                (Some(b'['), Node::Items(_)) if at_v(2) == Some(b"[]") => v.wrapping_add(2),
+                (Some(b'{'), Node::Map(_)) if at_v(2) == Some(b"{}") => v.wrapping_add(2),
                 (Some(b'1'..=b'9'), Node::Number) => {
                     let rest = w.get(v..).unwrap_or_default();
                     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -171,6 +174,7 @@ mod tests {
             "a_rather_long_attribute_name_of_forty_b",
             "tags",
             "n",
+            "ids",
             "s",
         ];
         names
@@ -181,6 +185,7 @@ mod tests {
                     "on" => Node::Bool,
                     "dyn" => Node::NullOnly,
                     "tags" => Node::Map(Box::new(Node::String)),
+                    "ids" => Node::Items(Box::new(Node::String)),
                     _ => Node::String,
                 };
                 (AttrEntry::key_only(name), node)
@@ -225,6 +230,8 @@ mod tests {
                     Node::Bool if rest.starts_with(b"true") => v + 4,
                     Node::Bool if rest.starts_with(b"false") => v + 5,
                     Node::Number if rest[0] == b'0' => v + 1,
+                    Node::Items(_) if rest.starts_with(b"[]") => v + 2,
+                    Node::Map(_) if rest.starts_with(b"{}") => v + 2,
                     Node::Number if rest[0].is_ascii_digit() => {
                         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
                         if digits > MAX_DIGITS {
@@ -252,7 +259,7 @@ mod tests {
     }
 
     /// Pieces of the tests' pairs: values plain and not, what follows them.
-    const VALUES: [&str; 20] = [
+    const VALUES: [&str; 25] = [
         "\"v\"",
         "\"\"",
         "\"i-0d3650a23f4e45dc0\"",
@@ -273,6 +280,11 @@ mod tests {
         "{\"k\":\"v\"}",
         " 7",
         "nul",
+        "[]",
+        "[\"a\"]",
+        "[ ]",
+        "{ }",
+        "[",
     ];
 
     /// Runs over random pairs of the attributes (in order, some left out, some repeated or
@@ -301,6 +313,8 @@ mod tests {
                     Node::String => VALUES[(r >> 8) as usize % 4],
                     Node::Number => VALUES[9 + (r >> 8) as usize % 4],
                     Node::Bool => VALUES[7 + (r >> 8) as usize % 2],
+                    Node::Map(_) => VALUES[16 + (r >> 8) as usize % 2],
+                    Node::Items(_) => VALUES[20 + (r >> 8) as usize % 2],
                     _ => "null",
                 };
                 let value = if r.is_multiple_of(5) {

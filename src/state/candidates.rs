@@ -10,7 +10,7 @@
 
 use bumpalo::Bump;
 
-use super::schemas::{Loaded, Match, Outcome, SchemaSet};
+use super::schemas::{Loaded, Match, Outcome, SchemaSet, TypeId};
 use super::{InstanceRef, Resource};
 use crate::decode::json::tokens;
 use crate::dump::straight::{StraightDump, Taken};
@@ -87,10 +87,11 @@ impl SchemaSet {
     }
 
     /// The reader's decode: the attributes JSON at the start of `buf` (which may hold more
-    /// after it, or, when `more`, only its beginning) against the resource's candidates.
-    pub(crate) fn decode_prefix<'a>(
+    /// after it, or, when `more`, only its beginning) against the resource's candidates (its
+    /// type's at `type_id`, which the reader looks up once for a run of resources of a type).
+    pub(super) fn decode_prefix<'a>(
         &'a self,
-        resource: &Resource<'_>,
+        resource: (&Resource<'_>, Option<TypeId>),
         buf: &'a [u8],
         bump: &'a Bump,
         options: &DecodeOptions,
@@ -104,7 +105,7 @@ impl SchemaSet {
     /// [`SchemaSet::decode_prefix`] of `(buf, more)`, writing DUMPs straight when `straight`.
     fn prefix_with<'a>(
         &'a self,
-        r: &Resource<'_>,
+        (r, type_id): (&Resource<'_>, Option<TypeId>),
         (buf, more): (&'a [u8], bool),
         bump: &'a Bump,
         options: &DecodeOptions,
@@ -114,7 +115,7 @@ impl SchemaSet {
         let mut furthest: Option<(DecodeError, Match<'a>)> = None;
         let mut complete = !more;
         let mut refused = false;
-        for (m, loaded) in self.loaded_candidates(&r.provider_address, r.mode, &r.type_name) {
+        for (m, loaded) in self.candidates_of(type_id, &r.provider_address, r.mode) {
             let decoded = match loaded {
                 Err(e) => Err(schema_failure(e)),
                 Ok(loaded) => {
@@ -153,7 +154,7 @@ impl SchemaSet {
         }
         if refused {
             // As in `decode_with`: all again, each decoded for its error.
-            return self.prefix_with(r, (buf, more), bump, options, scratch, false);
+            return self.prefix_with((r, type_id), (buf, more), bump, options, scratch, false);
         }
         // No candidate decoded it: find its end with a validating skip.
         let end = match tokens::skip(buf, 0, scratch) {

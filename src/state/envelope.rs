@@ -15,6 +15,7 @@ use bumpalo::Bump;
 
 use super::candidates::Prefix;
 use super::providers::{empty_resource, ProviderCache};
+use super::schemas::TypeId;
 use super::values::{attributes_fault, attributes_text, Ctx};
 use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, StateError, Summary};
 use crate::decode::json::tokens;
@@ -74,6 +75,8 @@ pub(super) struct Walk {
     /// [`SchemaSet::wants`] of `resource`'s type, asked when the type changes (Terraform
     /// writes a type's resources one after another); `None` before the first.
     pub(super) type_wanted: Option<bool>,
+    /// The place of `resource`'s type in the set, looked up with `type_wanted`.
+    pub(super) type_id: Option<TypeId>,
 }
 
 impl Walk {
@@ -91,6 +94,7 @@ impl Walk {
             providers: Default::default(),
             wanted: true,
             type_wanted: None,
+            type_id: None,
             stop_at: None,
             stopped: None,
         }
@@ -439,7 +443,7 @@ impl<'u> Unit<'u> {
                             .set(Ctx::Attributes(walk.resource_index, walk.instance_index));
                         let attrs = self.buf.get(v..).unwrap_or_default();
                         let got = self.set.decode_prefix(
-                            resource,
+                            (resource, walk.type_id),
                             attrs,
                             bump,
                             self.options,

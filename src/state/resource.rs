@@ -345,6 +345,7 @@ impl<'u> Unit<'u> {
         if walk.type_wanted.is_none() || resource.type_name != type_name {
             set(&mut resource.type_name, type_name);
             walk.type_wanted = Some(self.set.wants(type_name));
+            walk.type_id = self.set.type_id(type_name);
         }
         set(&mut resource.name, need(keys.name, "name")?);
         match keys.provider {

@@ -22,9 +22,11 @@ use crate::value::Value;
 /// `Send + Sync`: share one set across threads.
 #[derive(Debug, Default)]
 pub struct SchemaSet {
-    /// By type name: managed (0) and data (1) entries, in load order. (Fx hashing: one lookup
-    /// per instance; the keys come from the schema documents, a state's names only look up.)
-    types: FxHashMap<String, [Vec<Entry>; 2]>,
+    /// Each type name's place in `slots`. (Fx hashing: the keys come from the schema
+    /// documents, a state's names only look up.)
+    types: FxHashMap<String, TypeId>,
+    /// By type: its name, and its managed (0) and data (1) entries, in load order.
+    slots: Vec<TypeSlot>,
     documents: usize,
     /// The selection every program is projected on ([`SchemaSet::select`]).
     selection: Option<Selection>,
@@ -35,6 +37,19 @@ pub struct SchemaSet {
     pub(super) filter: Option<ResourceFilter>,
     /// Instances as go-cty writes them are given as their DUMP ([`SchemaSet::write_dumps`]).
     pub(super) dumps: bool,
+}
+
+/// A type's place in a set ([`SchemaSet::type_id`]): a walk looks a type's entries up
+/// once for a run of its resources (Terraform writes a type's resources one after another),
+/// not in the hash map for each instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TypeId(usize);
+
+/// A type's name and its managed (0) and data (1) entries.
+#[derive(Debug)]
+struct TypeSlot {
+    name: String,
+    entries: [Vec<Entry>; 2],
 }
 
 #[derive(Debug)]
@@ -177,11 +192,17 @@ impl Clone for SchemaSet {
             loaded: OnceLock::new(),
         };
         SchemaSet {
-            types: (self.types.iter())
-                .map(|(name, [m, d])| {
-                    let slots = [m.iter().map(entry).collect(), d.iter().map(entry).collect()];
-                    (name.clone(), slots)
-                })
+            types: self.types.clone(),
+            slots: (self.slots.iter())
+                .map(
+                    |TypeSlot {
+                         name,
+                         entries: [m, d],
+                     }| TypeSlot {
+                        name: name.clone(),
+                        entries: [m.iter().map(entry).collect(), d.iter().map(entry).collect()],
+                    },
+                )
                 .collect(),
             documents: self.documents,
             selection: self.selection.clone(),
@@ -222,7 +243,9 @@ impl SchemaSet {
         let normalized: Arc<str> = normalize_provider(provider).into();
         let provider: Arc<str> = provider.into();
         for (type_name, source) in schemas {
-            let slots = self.types.entry(type_name).or_default();
+            let Some(slots) = self.slot_mut(type_name) else {
+                continue;
+            };
             of_mode_mut(slots, mode).push(Entry {
                 document,
                 provider: Arc::clone(&provider),
@@ -317,11 +340,14 @@ impl SchemaSet {
     /// Moves the documents of `other` after this set's (in their order): sets filled on
     /// several threads, one document each, become one.
     pub fn append(&mut self, other: SchemaSet) {
-        for (type_name, slots) in other.types {
-            let mine = self.types.entry(type_name).or_default();
-            for (mine, theirs) in mine.iter_mut().zip(slots) {
+        let documents = self.documents;
+        for TypeSlot { name, entries } in other.slots {
+            let Some(mine) = self.slot_mut(name) else {
+                continue;
+            };
+            for (mine, theirs) in mine.iter_mut().zip(entries) {
                 mine.extend(theirs.into_iter().map(|mut e| {
-                    e.document = e.document.saturating_add(self.documents);
+                    e.document = e.document.saturating_add(documents);
                     e
                 }));
             }
@@ -366,11 +392,7 @@ impl SchemaSet {
     /// ```
     pub fn select(&mut self, selection: Selection) {
         self.selection = (!selection.is_empty()).then_some(selection);
-        for entry in self
-            .types
-            .values_mut()
-            .flat_map(|[m, d]| m.iter_mut().chain(d))
-        {
+        for entry in (self.slots.iter_mut()).flat_map(|s| s.entries.iter_mut().flatten()) {
             entry.loaded = OnceLock::new();
         }
     }
@@ -448,9 +470,9 @@ impl SchemaSet {
     /// # Ok::<(), tfwire::SchemaError>(())
     /// ```
     pub fn type_names(&self, mode: Mode) -> Vec<&str> {
-        let mut names: Vec<&str> = (self.types.iter())
-            .filter(|(_, slots)| !of_mode(slots, mode).is_empty())
-            .map(|(name, _)| name.as_str())
+        let mut names: Vec<&str> = (self.slots.iter())
+            .filter(|slot| !of_mode(&slot.entries, mode).is_empty())
+            .map(|slot| slot.name.as_str())
             .collect();
         names.sort_unstable();
         names
@@ -464,8 +486,8 @@ impl SchemaSet {
         mode: Mode,
         type_name: &str,
     ) -> Option<Result<&Program, &SchemaError>> {
-        let (name, slots) = self.types.get_key_value(type_name)?;
-        let entry = of_mode(slots, mode).first()?;
+        let slot = self.slots.get(self.type_id(type_name)?.0)?;
+        let (name, entry) = (&slot.name, of_mode(&slot.entries, mode).first()?);
         Some(
             (entry.load(mode, name, self.selection.as_ref()).as_ref())
                 .map(|loaded| &loaded.program),
@@ -479,7 +501,7 @@ impl SchemaSet {
 
     /// Number of programs compiled so far.
     pub fn compiled(&self) -> usize {
-        let entries = self.types.values().flat_map(|[m, d]| m.iter().chain(d));
+        let entries = self.slots.iter().flat_map(|s| s.entries.iter().flatten());
         entries
             .filter(|e| e.loaded.get().is_some_and(|l| l.is_ok()))
             .count()
@@ -500,6 +522,30 @@ impl SchemaSet {
             .filter_map(|(m, loaded)| loaded.is_ok().then_some(m))
     }
 
+    /// The place of `type_name` in the set, when a document defines it.
+    pub(super) fn type_id(&self, type_name: &str) -> Option<TypeId> {
+        self.types.get(type_name).copied()
+    }
+
+    /// The entries of `type_name`, added when new (always `Some`: every id in `types` is a
+    /// place in `slots`).
+    fn slot_mut(&mut self, type_name: String) -> Option<&mut [Vec<Entry>; 2]> {
+        let id = match self.types.get(&type_name) {
+            Some(&id) => id,
+            None => {
+                let id = TypeId(self.slots.len());
+                self.types.insert(type_name.clone(), id);
+                let entries = Default::default();
+                self.slots.push(TypeSlot {
+                    name: type_name,
+                    entries,
+                });
+                id
+            }
+        };
+        self.slots.get_mut(id.0).map(|slot| &mut slot.entries)
+    }
+
     /// The candidates, each with the error of a schema that does not load.
     pub(super) fn loaded_candidates<'a: 'p, 'p>(
         &'a self,
@@ -507,12 +553,22 @@ impl SchemaSet {
         mode: Mode,
         type_name: &str,
     ) -> impl Iterator<Item = (Match<'a>, Result<&'a Loaded, &'a SchemaError>)> + 'p {
+        self.candidates_of(self.type_id(type_name), provider, mode)
+    }
+
+    /// [`SchemaSet::loaded_candidates`] of the type at `id` (none when `None`).
+    pub(super) fn candidates_of<'a: 'p, 'p>(
+        &'a self,
+        id: Option<TypeId>,
+        provider: &'p str,
+        mode: Mode,
+    ) -> impl Iterator<Item = (Match<'a>, Result<&'a Loaded, &'a SchemaError>)> + 'p {
         // The set's own copy of the name: a deferred schema's errors name its type.
-        let (type_name, entries): (&'a str, &'a [Entry]) = match self.types.get_key_value(type_name)
-        {
-            Some((name, e)) => (name, of_mode(e, mode)),
-            None => ("", &[]),
-        };
+        let (type_name, entries): (&'a str, &'a [Entry]) =
+            match id.and_then(|id| self.slots.get(id.0)) {
+                Some(slot) => (&slot.name, of_mode(&slot.entries, mode)),
+                None => ("", &[]),
+            };
         let selection = self.selection.as_ref();
         let exact = move |e: &&Entry| *e.normalized == *provider;
         let same_type = move |e: &&Entry| {
