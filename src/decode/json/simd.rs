@@ -453,6 +453,37 @@ mod tests {
         }
     }
 
+    /// Strings whose first special byte comes after a plain stretch of every length around
+    /// the inline steps' reach (96 bytes), with a non-ASCII character in that stretch or not:
+    /// the inline steps hand over to the block scanner mid-string, and the flags of the
+    /// stretch they read are kept.
+    #[test]
+    fn long_plain_stretches_then_a_special_byte() {
+        let step = crate::test_rng::rounds(1, 5);
+        for plain in (60usize..140).step_by(step) {
+            for accent in [
+                None,
+                Some(0),
+                Some(plain / 2),
+                Some(plain.saturating_sub(2)),
+            ] {
+                for tail in [&b"\"x\""[..], b"\\\\\\u00e9\"", b"\x01\"", b"\"", b"\\q\""] {
+                    let mut buf = vec![b'"'];
+                    let mut body = vec![b'p'; plain];
+                    if let Some(at) = accent {
+                        body.splice(at..at + 2, "é".bytes());
+                    }
+                    buf.extend_from_slice(&body);
+                    buf.extend_from_slice(tail);
+                    buf.extend_from_slice(&[b' '; 70]);
+                    let want = result(super::super::string::scan_string_bytewise(&buf, 1, 0));
+                    let fast = result(super::super::string::scan_string(&buf, 1, 0));
+                    assert_eq!(fast, want, "{plain} {accent:?} {tail:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn classifiers_equal_the_naive_one() {
         let mut block = [0u8; 64];

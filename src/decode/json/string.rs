@@ -115,8 +115,8 @@ fn next_special(buf: &[u8], mut i: usize, flags: &mut u8) -> usize {
 ///
 /// A string that ends within its first 96 bytes without an escape (most keys and values of
 /// state data: names, IDs, ARNs) takes at most six inline 16-byte SSE2 steps; any other goes
-/// to the 64-byte scanner of `simd.rs` from its start, which steps over escapes without
-/// stopping (F41 in `perf/optimizations.md`).
+/// on in the 64-byte scanner of `simd.rs` from the first step not taken, which steps over
+/// escapes without stopping (F41 and F46 in `perf/optimizations.md`).
 #[inline(always)]
 pub(super) fn scan_string(buf: &[u8], i: usize, open: usize) -> Result<(usize, u8), Pending> {
     #[cfg(target_arch = "x86_64")]
@@ -146,7 +146,11 @@ pub(super) fn scan_string(buf: &[u8], i: usize, open: usize) -> Result<(usize, u
             }
             return Ok((j.wrapping_add(k as usize), flags));
         }
+        // The block scanner goes on from the first step it did not take (the bytes before
+        // are plain: no escape is pending at `j`), with the flag of what those held.
+        string_end(Level::current(), buf, j, open).map(|(end, more)| (end, more | flags))
     }
+    #[cfg(not(target_arch = "x86_64"))]
     string_end(Level::current(), buf, i, open)
 }
 
