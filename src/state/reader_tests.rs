@@ -67,3 +67,71 @@ fn toy_state_in_one_piece_and_in_small_reads() {
     ];
     assert_eq!(whole.1, want);
 }
+
+/// The toy state made compact (its whitespace outside strings dropped): read in place, an
+/// instance as go-cty writes it is given as its own bytes (`Prefix::Input`: the DUMP lies in
+/// the state's buffer, uncopied), read in 7-byte reads as the same text; the lines are those
+/// of the indented state. Run under Miri by `.ci/miri` (the envelope's `attributes_text` of
+/// such an instance).
+#[test]
+fn compact_instances_are_their_own_dump() {
+    let mut set = SchemaSet::new();
+    set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
+        .unwrap();
+    set.write_dumps(true);
+    let indented = include_bytes!("../../tests/data/states/toy.tfstate");
+    let mut state = Vec::new();
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in indented {
+        if in_string || !b.is_ascii_whitespace() {
+            state.push(b);
+        }
+        (in_string, escaped) = match (in_string, escaped, b) {
+            (true, true, _) => (true, false),
+            (true, false, b'\\') => (true, true),
+            (_, _, b'"') => (!in_string, false),
+            (s, _, _) => (s, false),
+        };
+    }
+    // (Shared with the reader, which reads these very bytes in place.)
+    let state: std::sync::Arc<[u8]> = state.into();
+    let reader = StateReader::in_memory(std::sync::Arc::clone(&state));
+    let (lines, uncopied) = dumps(reader, &set, &state, true);
+    assert_eq!(uncopied, 3);
+    assert_eq!(
+        lines,
+        [
+            r#"toy_server.web[0] {"disk":[{"size":10}],"id":"s-0","name":"web-0","port":443,"tags":{"env":"prod"}}"#,
+            r#"toy_server.web[0] (deposed 3f2a9c1b) {"disk":[],"id":"s-old","name":"web-0","port":null,"tags":null}"#,
+            r#"module.app.data.toy_image.base {"id":"img-1","name":"debian"}"#,
+        ]
+    );
+    let small_reads = ReaderOptions {
+        read_size: 7,
+        ..ReaderOptions::default()
+    };
+    let reader = StateReader::with_options(&state[..], small_reads);
+    let (small, _) = dumps(reader, &set, &state, false);
+    assert_eq!(small, lines);
+}
+
+/// The address and DUMP of each instance `reader` gives as its DUMP, and how many of those lie
+/// in `state`'s bytes (all of them when `in_place`).
+fn dumps<R: std::io::Read>(
+    reader: StateReader<R>,
+    set: &SchemaSet,
+    state: &[u8],
+    in_place: bool,
+) -> (Vec<String>, usize) {
+    let (mut lines, mut uncopied) = (Vec::new(), 0);
+    let f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
+        if let Outcome::Dumped(text, _) = outcome {
+            let within = state.as_ptr_range().contains(&text.as_ptr());
+            uncopied += usize::from(within);
+            assert!(!in_place || within, "{text}");
+            lines.push(format!("{} {text}", item.address()));
+        }
+    };
+    reader.visit(set, &DecodeOptions::default(), f).unwrap();
+    (lines, uncopied)
+}
