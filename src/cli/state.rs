@@ -391,7 +391,8 @@ fn stream_file(
     };
     let result = if jobs <= 1 {
         // One thread: the lines are gathered and handed to `sink` a buffer's worth at a time
-        // (which the output writes through rather than copying into its own buffer).
+        // (which stdout's `BufWriter` writes through, a chunk that large not copied into its
+        // own buffer; the last, shorter chunk is).
         let (mut text, mut scratch) = (String::new(), LineScratch::default());
         let mut f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
             totals.count(&item, outcome);

@@ -88,7 +88,8 @@ impl StraightDump {
     }
 
     /// The DUMP of the JSON value at the start of `buf` (which may hold more after it),
-    /// written into `bump`, when the value is as go-cty writes it and within the limits of
+    /// written into `bump` (or, when it is the input as it is, given as its range of `buf`:
+    /// [`Taken::Input`]), when the value is as go-cty writes it and within the limits of
     /// `options` (as the decode checks them; the dump must [apply](StraightDump::applies) to
     /// `options`), and the position after the value; else whether that decode refuses the
     /// value too ([`Taken`]).

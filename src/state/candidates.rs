@@ -53,7 +53,8 @@ impl SchemaSet {
                             return Outcome::Dumped(dump, m);
                         }
                         Taken::Input(start, end) if tokens::ws(json, end) == json.len() => {
-                            // (Both ends at ASCII bytes: whitespace, and after a `}`.)
+                            // (Both ends at ASCII bytes: after whitespace, and after the
+                            // value's last byte, a `}` or `null`'s `l`.)
                             if let Some(dump) = text.get(start..end) {
                                 return Outcome::Dumped(dump, m);
                             }

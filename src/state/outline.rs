@@ -11,10 +11,11 @@
 //!
 //! [`SchemaSet::add_json_deferred`]: super::SchemaSet::add_json_deferred
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use bumpalo::Bump;
+use rustc_hash::FxHashSet;
 
 use crate::decode::json::tokens;
 
@@ -73,11 +74,11 @@ pub(crate) fn outline(text: &str) -> Option<Outline> {
 /// Calls `f(key, value_position)` for each member of the object at `at` (whitespace
 /// allowed before it); `f` returns the position after the value. The position after the
 /// object; `None` when it is not an object, its separators are wrong, or `f` gives up.
-fn members(
-    buf: &[u8],
+fn members<'s>(
+    buf: &'s [u8],
     at: usize,
-    scratch: &Bump,
-    mut f: impl FnMut(&str, usize) -> Option<usize>,
+    scratch: &'s Bump,
+    mut f: impl FnMut(&'s str, usize) -> Option<usize>,
 ) -> Option<usize> {
     let mut i = tokens::ws(buf, at);
     if buf.get(i) != Some(&b'{') {
@@ -156,9 +157,9 @@ fn schema_map(
         return tokens::literal(buf, at, b"null").ok();
     }
     // (Thousands of names in a large provider: a set, not a list, to find a repeated one.)
-    let mut names = HashSet::new();
+    let mut names = FxHashSet::default();
     let end = members(buf, at, scratch, |name, at| {
-        if !names.insert(name.to_string()) {
+        if !names.insert(name) {
             return None;
         }
         let (range, end) = schema_extent(buf, at, scratch)?;
