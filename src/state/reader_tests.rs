@@ -123,11 +123,11 @@ fn dumps<R: std::io::Read>(
     state: &[u8],
     in_place: bool,
 ) -> (Vec<String>, usize) {
-    let (mut lines, mut uncopied) = (Vec::new(), 0);
+    let (mut lines, mut uncopied) = (Vec::new(), 0usize);
     let f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
         if let Outcome::Dumped(text, _) = outcome {
             let within = state.as_ptr_range().contains(&text.as_ptr());
-            uncopied += usize::from(within);
+            uncopied = uncopied.wrapping_add(usize::from(within));
             assert!(!in_place || within, "{text}");
             lines.push(format!("{} {text}", item.address()));
         }
