@@ -241,9 +241,11 @@ pub(super) fn err(ctx: Ctx, msg: impl std::fmt::Display) -> StateError {
 /// The attributes' JSON text, which the decode or the validating skip has just read whole.
 ///
 /// # Safety
-/// `text` is valid UTF-8: one JSON value that a decode or a validating skip read through to
-/// its end (its structure and whitespace are ASCII, and every string in it, keys too, was
-/// checked as UTF-8 by `string_body` / `check_string_body`).
+/// `text` is valid UTF-8: one JSON value that a decode, a validating skip or the straight
+/// DUMP read through to its end (its structure and whitespace are ASCII, and every string in
+/// it, keys too, was checked as UTF-8: by `string_body` / `check_string_body`, or by the
+/// straight DUMP's `dump_string` / `plain_string`, its runs' plain ASCII strings and its keys
+/// compared with the schema's names).
 pub(super) unsafe fn attributes_text(text: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(text).is_ok());
     // SAFETY: the caller's contract.
