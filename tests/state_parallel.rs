@@ -585,7 +585,8 @@ fn in_parts(
 /// `mode` or `module` (a part starting there does not count: the part before reads on, or
 /// the part is read again), resources whose first key is neither (no part can start there),
 /// pretty-printed as Terraform writes states; a state with no `version`, and one with it
-/// after `resources`: the one-thread walk's lines, summary and error.
+/// after `resources`: the one-thread walk's lines, summary and error, with every type wanted
+/// and with one.
 #[test]
 fn parts_of_a_file_read_as_one_walk() {
     let text = many_resources(2_000);
@@ -601,19 +602,25 @@ fn parts_of_a_file_read_as_one_walk() {
         unversioned.strip_suffix('}').unwrap()
     );
     let set = doc();
+    // Also with one type wanted: the walk steps over runs of resources of the others, never
+    // past the resource its part stops before.
+    let mut others = doc();
+    others.only_types(["other"]);
     for (name, bytes) in [
         ("lookalikes", &lookalikes),
         ("pretty", &pretty),
         ("unversioned", &unversioned),
         ("late version", &late),
     ] {
-        let (one, want) = one_thread(&set, bytes.as_bytes());
-        assert!(one.len() > 2_000, "{name}");
-        for part_bytes in PART_SIZES {
-            for jobs in [2, 3] {
-                let (lines, got) = in_parts(&set, bytes.as_bytes(), part_bytes, jobs);
-                assert_eq!(got, want, "{name}, parts of {part_bytes}, jobs {jobs}");
-                assert_eq!(lines, one, "{name}, parts of {part_bytes}, jobs {jobs}");
+        for (set, least) in [(&set, 2_000), (&others, 50)] {
+            let (one, want) = one_thread(set, bytes.as_bytes());
+            assert!(one.len() > least, "{name}");
+            for part_bytes in PART_SIZES {
+                for jobs in [2, 3] {
+                    let (lines, got) = in_parts(set, bytes.as_bytes(), part_bytes, jobs);
+                    assert_eq!(got, want, "{name}, parts of {part_bytes}, jobs {jobs}");
+                    assert_eq!(lines, one, "{name}, parts of {part_bytes}, jobs {jobs}");
+                }
             }
         }
     }

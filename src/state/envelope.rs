@@ -210,6 +210,11 @@ impl<'u> Unit<'u> {
                 walk.instance_index = 0;
                 let end = self.resource(i, walk, bump, f)?;
                 walk.summary.resources = walk.summary.resources.saturating_add(1);
+                if walk.type_wanted == Some(false)
+                    && walk.phase == (Phase::Resources { first: false })
+                {
+                    return Ok(self.unwanted_run(end, walk));
+                }
                 Ok(end)
             }
             Phase::Instances { first } => {

@@ -19,6 +19,13 @@ use crate::decode::json::tokens;
 /// holds what their keys and skips leave behind.
 const RESOURCE_ITEMS: usize = 64;
 
+/// At most this many bytes of resources a unit steps over after one of a type not wanted
+/// ([`Unit::unwanted_run`]): a read's worth, so that the reader gives back the pages of a
+/// mapped state as often as before. (The hardware's prefetcher keeps up with the scan past
+/// the lines the reader asks for ahead of a unit: runs of 64 KiB and 1 MiB measured the
+/// same, runs of 4 KiB slower — `perf/optimizations.md`, F48.)
+const UNWANTED_RUN: usize = 1 << 20;
+
 /// A resource's keys other than `instances`, as read.
 #[derive(Default)]
 struct ResourceKeys<'u> {
@@ -257,6 +264,49 @@ impl<'u> Unit<'u> {
         self.rest_of_resource(list.wrapping_add(1), walk, bump, f)
     }
 
+    /// After a resource of a type the set does not want (its `}` at `end - 1`), the
+    /// resources that follow it in Terraform's form ([`keys_in_order`]), of the same type,
+    /// with a mode that is one and a provider the walk has seen, their instances stepped
+    /// over ([`unwanted_instances`]) — as the walk would step over each, one unit a
+    /// resource, but without a unit's costs: the reader's loop, the phase dispatch, the
+    /// resource kept in the walk (whose name and provider no one asks of a resource not
+    /// wanted). At most [`UNWANTED_RUN`] bytes, so that the reader's prefetch and its
+    /// releases keep up; not past the resource a part's walk stops before. The position
+    /// after the last resource stepped over; anything else is left to the next unit.
+    pub(super) fn unwanted_run(&self, mut end: usize, walk: &mut Walk) -> usize {
+        let buf = self.buf;
+        let limit = end.saturating_add(UNWANTED_RUN);
+        while end < limit {
+            let comma = tokens::ws(buf, end);
+            let i = tokens::ws(buf, comma.wrapping_add(1));
+            if buf.get(comma) != Some(&b',') || buf.get(i) != Some(&b'{') {
+                break;
+            }
+            if let Some(stop) = walk.stop_at {
+                if self.base.saturating_add(i as u64) >= stop {
+                    break;
+                }
+            }
+            let Some((keys, list)) = keys_in_order(buf, i, &walk.providers) else {
+                break;
+            };
+            if keys.type_name != Some(walk.resource.type_name.as_str())
+                || !matches!(keys.mode, Some("managed" | "data"))
+            {
+                break;
+            }
+            let Some((next, n, true)) = unwanted_instances(buf, list) else {
+                break;
+            };
+            walk.resource_index = walk.summary.resources;
+            walk.instance_index = 0;
+            walk.stepped_over(n);
+            walk.summary.resources = walk.summary.resources.saturating_add(1);
+            end = next;
+        }
+        end
+    }
+
     /// A streamed resource's instances and tail keys from `pos`, read in this unit as far as
     /// they go: to the resource's `}` (the walk is then before the next resource), or
     /// [`RESOURCE_ITEMS`] of them, or the first that is not whole in the buffer. The position
@@ -452,10 +502,11 @@ mod tests {
 
     /// A state in Terraform\'s order, compact, spaced and indented (its resources read by
     /// `keys_in_order` once the provider is known, the instances of a type not wanted stepped
-    /// over by `unwanted_instances`, a unit\'s worth at a time), reads as its twin with a space
-    /// before every colon (every resource read by the general loop), whole and in small
-    /// reads, with a resource that strays from the form between them; with every type wanted
-    /// and with one.
+    /// over by `unwanted_instances`, a unit\'s worth at a time, and the resources after one
+    /// of a type not wanted by `unwanted_run`), reads as its twin with a space before every
+    /// colon (every resource read by the general loop), whole and in small reads, with a
+    /// resource that strays from the form between them; with every type wanted and with one.
+    /// A bad mode in a run of resources not wanted fails as the general loop fails.
     #[test]
     fn terraforms_form_reads_as_the_general_loop_reads() {
         let mut set = SchemaSet::new();
@@ -477,14 +528,21 @@ mod tests {
             };
             let module = format!(r#""module"{c}"module.m",{sep}"#);
             let each = format!(r#""each"{c}"list",{sep}"#);
+            // (Runs of a type not wanted: `f`, `h`, `i` then `g`, which has more instances
+            // than a unit reads; `j`, `k`, then `z`, of the type wanted.)
             let resources = [
                 resource("toy_server", "", "", "a", 1),
                 resource("toy_server", &module, &each, "b", 1),
                 resource("toy_other", "", &each, "e", 2),
                 resource("toy_server", "", &each, "c\\u0021", 1),
                 resource("toy_other", &module, "", "f", 0),
+                resource("toy_other", "", "", "h", 3),
+                resource("toy_other", &module, &each, "i", 1),
                 resource("toy_other", "", "", "g", 70),
                 resource("toy_server", &module, "", "d", 1),
+                resource("toy_other", "", "", "j", 2),
+                resource("toy_other", "", "", "k", 1),
+                resource("toy_server", "", "", "z", 1),
             ];
             format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","))
         };
@@ -519,13 +577,30 @@ mod tests {
             format!("module.m.toy_server.b {provider} true"),
             format!("toy_server.c! {provider} true"),
             format!("module.m.toy_server.d {provider} true"),
+            format!("toy_server.z {provider} true"),
         ];
         assert_eq!(
             read(&servers, &state("", ""), 1 << 16),
-            (4, 72, want.to_vec())
+            (5, 79, want.to_vec())
         );
         let all = read(&set, &state("", ""), 1 << 16);
-        assert_eq!((all.0, all.1, all.2.len()), (76, 0, 76));
+        assert_eq!((all.0, all.1, all.2.len()), (84, 0, 84));
         assert_eq!(all.2[2], format!("toy_other.e {provider} false"));
+        let fails = |text: &str| {
+            // The seventh resource's mode (`i`, in a run after `f` and `h`).
+            let (at, _) = text.match_indices(r#""managed""#).nth(6).unwrap();
+            let bad = format!("{}\"other\"{}", &text[..at], &text[at + 9..]);
+            let reader = StateReader::with_options(bad.as_bytes(), ReaderOptions::default());
+            let e = reader.visit(&servers, &DecodeOptions::default(), |_, _| {});
+            e.unwrap_err().to_string()
+        };
+        let general = fails(&state(" ", " "));
+        assert!(
+            general.contains("resources[6]: invalid resource mode \"other\""),
+            "{general}"
+        );
+        for sep in ["", "\n      "] {
+            assert_eq!(fails(&state(sep, "")), general, "{sep:?}");
+        }
     }
 }
