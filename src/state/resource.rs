@@ -3,8 +3,9 @@
 //! place, plain strings, whitespace allowed between tokens), else one key at a time; the
 //! resource built from them ([`Unit::resource`]), its provider reference known by its bytes
 //! when the walk has seen it (`providers.rs`), the instances of a resource the set does not
-//! want stepped over a unit's worth at a time (`unwanted_instances`), and the instances of a
-//! resource whose keys came after them.
+//! want stepped over a unit's worth at a time (`unwanted_instances`), the resources of that
+//! type right after it stepped over in the same unit (`Unit::unwanted_run`), and the
+//! instances of a resource whose keys came after them.
 
 use bumpalo::Bump;
 
