@@ -4,7 +4,8 @@
 //! 23 MB of documents a fifth of the start-up (F29 in `perf/optimizations.md`). A file is
 //! mapped only when it is a regular file of
 //! [`MAP_MIN`] bytes or more, `--no-mmap` was not given, and no other process holds a write
-//! lock on it; else it is read as a stream. The pages of a mapped state are given back as
+//! lock on it (a schema document: of [`DOCUMENT_MAP_MIN`] bytes or more); else it is read as
+//! a stream. The pages of a mapped state are given back as
 //! the reader leaves them behind ([`Shared::release`]): resident memory holds the part being
 //! read, not the file.
 //!
@@ -31,7 +32,18 @@ pub const MAP_MIN: u64 = 1 << 20;
 /// `file` (of `length` bytes when it is a regular file) mapped read-only, or `None` when it
 /// is to be read as a stream.
 pub fn map(file: &File, length: Option<u64>, no_mmap: bool) -> Option<memmap2::Mmap> {
-    if no_mmap || length.is_none_or(|n| n < MAP_MIN) || write_locked(file) {
+    map_from(file, length, no_mmap, MAP_MIN)
+}
+
+/// The smallest schema document mapped: a document stays mapped for the whole run, so its
+/// map's teardown is the process's exit, and reading the thirty documents under 1 MiB the
+/// fleet scans load (1.9 MB) was a fifth of the start-up's page faults (F50 in
+/// `perf/optimizations.md`).
+pub const DOCUMENT_MAP_MIN: u64 = 64 << 10;
+
+/// [`map`] for files of `least` bytes or more.
+fn map_from(file: &File, length: Option<u64>, no_mmap: bool, least: u64) -> Option<memmap2::Mmap> {
+    if no_mmap || length.is_none_or(|n| n < least) || write_locked(file) {
         return None;
     }
     // SAFETY: the map is read-only and private (`MAP_PRIVATE`: no write of ours, and none
@@ -105,12 +117,13 @@ impl AsRef<[u8]> for Bytes {
     }
 }
 
-/// The file at `path` mapped as [`map`] maps it (write locks checked), else read whole.
+/// The schema document at `path` mapped as [`map`] maps a state (write locks checked) when
+/// it has [`DOCUMENT_MAP_MIN`] bytes or more, else read whole.
 pub fn map_or_read(path: &std::path::Path, no_mmap: bool) -> std::io::Result<Bytes> {
     let file = File::open(path)?;
     let meta = file.metadata()?;
     let length = meta.is_file().then_some(meta.len());
-    match map(&file, length, no_mmap) {
+    match map_from(&file, length, no_mmap, DOCUMENT_MAP_MIN) {
         Some(map) => Ok(Bytes::Mapped(map)),
         None => {
             // (The length is the file's own; room for it asked, not assumed.)
@@ -146,7 +159,8 @@ mod tests {
     /// A large regular file is mapped, with its bytes (the same after its pages are
     /// released); a small one, one under `--no-mmap`,
     /// and one another process holds a write lock on (`flock(1)` takes `flock` locks, not
-    /// `fcntl` ones: a Python child takes the `fcntl` lock) are read as streams.
+    /// `fcntl` ones: a Python child takes the `fcntl` lock) are read as streams. A schema
+    /// document is mapped from [`DOCUMENT_MAP_MIN`] bytes.
     #[test]
     fn mapped_unless_small_asked_not_to_or_write_locked() {
         let dir = std::env::temp_dir().join(format!("tfwire-mapped-{}", std::process::id()));
@@ -166,6 +180,15 @@ mod tests {
         assert!(map(&file, length, true).is_none());
         assert!(map(&file, Some(MAP_MIN - 1), false).is_none());
         assert!(map(&file, None, false).is_none());
+        // A schema document is mapped from 64 KiB, read below.
+        let doc = dir.join("doc.json");
+        for (len, mapped) in [(DOCUMENT_MAP_MIN, true), (DOCUMENT_MAP_MIN - 1, false)] {
+            std::fs::write(&doc, &bytes[..len as usize]).unwrap();
+            let read = map_or_read(&doc, false).unwrap();
+            assert_eq!(matches!(read, Bytes::Mapped(_)), mapped, "{len}");
+            assert_eq!(read.as_ref(), &bytes[..len as usize]);
+            assert!(matches!(map_or_read(&doc, true).unwrap(), Bytes::Read(_)));
+        }
         // Another process's write lock, held until its standard input closes.
         let script = "import fcntl,sys\nf=open(sys.argv[1],'r+b')\nfcntl.lockf(f,fcntl.LOCK_EX)\nprint('locked',flush=True)\nsys.stdin.read()\n";
         let mut child = std::process::Command::new("python3")

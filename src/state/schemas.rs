@@ -331,6 +331,12 @@ impl SchemaSet {
         }
         let document = self.documents;
         self.documents = self.documents.saturating_add(1);
+        // (Room for the types at once, rather than a rehash and a copy at each doubling.)
+        let types: usize = providers
+            .values()
+            .map(|p| p.resources.len().saturating_add(p.data_sources.len()))
+            .sum();
+        self.reserve_types(types);
         for (provider, p) in providers {
             for (mode, map) in [(Mode::Managed, p.resources), (Mode::Data, p.data_sources)] {
                 let schemas = map
@@ -346,6 +352,7 @@ impl SchemaSet {
     /// several threads, one document each, become one.
     pub fn append(&mut self, other: SchemaSet) {
         let documents = self.documents;
+        self.reserve_types(other.slots.len());
         for TypeSlot { name, entries } in other.slots {
             let Some(mine) = self.slot_mut(name) else {
                 continue;
@@ -534,6 +541,12 @@ impl SchemaSet {
     /// The place of `type_name` in the set, when a document defines it.
     pub(super) fn type_id(&self, type_name: &str) -> Option<TypeId> {
         self.types.get(type_name).copied()
+    }
+
+    /// Room for `n` more types in `types` and `slots`.
+    fn reserve_types(&mut self, n: usize) {
+        self.types.reserve(n);
+        self.slots.reserve(n);
     }
 
     /// The entries of `type_name`, added when new (always `Some`: every id in `types` is a
