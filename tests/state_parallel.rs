@@ -602,8 +602,9 @@ fn parts_of_a_file_read_as_one_walk() {
         unversioned.strip_suffix('}').unwrap()
     );
     let set = doc();
-    // Also with one type wanted: the walk steps over runs of resources of the others, never
-    // past the resource its part stops before.
+    // Also with one type wanted: the walk steps over runs of resources of the others, across
+    // the parts' boundaries. (A walk that read past its part's end would still give these
+    // lines: its next part is then read again.)
     let mut others = doc();
     others.only_types(["other"]);
     for (name, bytes) in [

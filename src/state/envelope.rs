@@ -51,7 +51,10 @@ pub(super) enum Phase {
 /// What the walk knows beyond its phase.
 pub(super) struct Walk {
     pub(super) phase: Phase,
-    /// The resource being streamed (its `instances` stay empty).
+    /// The resource being streamed (its `instances` stay empty). After a run of resources
+    /// of a type not wanted (`Unit::unwanted_run`) it is the one before the run: of the resource
+    /// at `resource_index` only its type (`type_name`, `type_wanted`, `type_id`, `wanted`)
+    /// is known, which is all that a resource not wanted is asked.
     pub(super) resource: Resource<'static>,
     /// Its index in `resources`, and the next instance's index.
     pub(super) resource_index: u64,

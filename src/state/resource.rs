@@ -20,11 +20,11 @@ use crate::decode::json::tokens;
 /// holds what their keys and skips leave behind.
 const RESOURCE_ITEMS: usize = 64;
 
-/// At most this many bytes of resources a unit steps over after one of a type not wanted
-/// ([`Unit::unwanted_run`]): a read's worth, so that the reader gives back the pages of a
-/// mapped state as often as before. (The hardware's prefetcher keeps up with the scan past
-/// the lines the reader asks for ahead of a unit: runs of 64 KiB and 1 MiB measured the
-/// same, runs of 4 KiB slower — `perf/optimizations.md`, F48.)
+/// A unit that steps over resources after one of a type not wanted ([`Unit::unwanted_run`])
+/// starts none more than this many bytes after the first: a read's worth, so that a unit
+/// stays about the size of the others. (The hardware's prefetcher keeps up with the scan
+/// past the lines the reader asks for ahead of a unit: runs of 64 KiB and 1 MiB measured
+/// the same, runs of 4 KiB slower — `perf/optimizations.md`, F48.)
 const UNWANTED_RUN: usize = 1 << 20;
 
 /// A resource's keys other than `instances`, as read.
@@ -271,9 +271,11 @@ impl<'u> Unit<'u> {
     /// over ([`unwanted_instances`]) — as the walk would step over each, one unit a
     /// resource, but without a unit's costs: the reader's loop, the phase dispatch, the
     /// resource kept in the walk (whose name and provider no one asks of a resource not
-    /// wanted). At most [`UNWANTED_RUN`] bytes, so that the reader's prefetch and its
-    /// releases keep up; not past the resource a part's walk stops before. The position
-    /// after the last resource stepped over; anything else is left to the next unit.
+    /// wanted: afterwards the walk's resource is an earlier one of the same type). None
+    /// that starts more than [`UNWANTED_RUN`] bytes after `end`, and none at or past the
+    /// offset a part's walk stops before (where `stops_before` stops the walk). The
+    /// position after the last resource stepped over; anything else is left to the next
+    /// unit.
     pub(super) fn unwanted_run(&self, mut end: usize, walk: &mut Walk) -> usize {
         let buf = self.buf;
         let limit = end.saturating_add(UNWANTED_RUN);
@@ -563,6 +565,7 @@ mod tests {
             };
             let reader = StateReader::with_options(text.as_bytes(), options);
             let summary = reader.visit(set, &DecodeOptions::default(), f).unwrap();
+            assert_eq!(summary.resources, 12);
             (summary.instances, summary.skipped, lines)
         };
         for set in [&set, &servers] {

@@ -247,10 +247,13 @@ impl SchemaSet {
                 continue;
             };
             let entries = of_mode_mut(slots, mode);
-            // Room for one more, not the four of a first push: a type has one entry a
-            // document (two when two providers name it), and thousands of 128-byte entries
-            // four times over were a third of the start-up's page faults.
-            entries.reserve_exact(1);
+            // Room for one, not the four of a first push: a type has one entry a document
+            // (two when two providers name it), and thousands of 128-byte entries four
+            // times over were a third of the start-up's page faults. (Later pushes grow the
+            // list as usual: a set that takes many documents naming one type.)
+            if entries.capacity() == 0 {
+                entries.reserve_exact(1);
+            }
             entries.push(Entry {
                 document,
                 provider: Arc::clone(&provider),
