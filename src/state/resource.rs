@@ -4,8 +4,10 @@
 //! resource built from them ([`Unit::resource`]), its provider reference known by its bytes
 //! when the walk has seen it (`providers.rs`), the instances of a resource the set does not
 //! want stepped over a unit's worth at a time (`unwanted_instances`), the resources of that
-//! type right after it stepped over in the same unit (`Unit::unwanted_run`), and the
-//! instances of a resource whose keys came after them.
+//! type right after it stepped over in the same unit (`Unit::unwanted_run`; a resource whose
+//! bytes are those of the one before it but for its name taken by two compares,
+//! `same_header`), and the instances of a resource whose keys came after them. Tests:
+//! `resource_tests.rs`.
 
 use bumpalo::Bump;
 
@@ -73,6 +75,16 @@ fn keys_in_order<'u>(
     i: usize,
     providers: &ProviderCache,
 ) -> Option<(ResourceKeys<'u>, usize)> {
+    keys_and_header(buf, i, providers).map(|(keys, header)| (keys, header.list))
+}
+
+/// [`keys_in_order`], with where its bytes lie ([`Header`]).
+#[inline(always)]
+fn keys_and_header<'u>(
+    buf: &'u [u8],
+    i: usize,
+    providers: &ProviderCache,
+) -> Option<(ResourceKeys<'u>, Header)> {
     let mut keys = ResourceKeys::default();
     let mut p = tokens::ws(buf, i.wrapping_add(1));
     if let Some(v) = key_value(buf, p, b"\"module\":") {
@@ -83,8 +95,9 @@ fn keys_in_order<'u>(
     let (mode, end) = tokens::plain_string(buf, key_value(buf, p, b"\"mode\":")?)?;
     let (type_name, end) =
         tokens::plain_string(buf, key_value(buf, next_key(buf, end)?, b"\"type\":")?)?;
-    let (name, end) =
-        tokens::plain_string(buf, key_value(buf, next_key(buf, end)?, b"\"name\":")?)?;
+    let name_at = key_value(buf, next_key(buf, end)?, b"\"name\":")?;
+    let (name, end) = tokens::plain_string(buf, name_at)?;
+    let after_name = end;
     let mut p = next_key(buf, end)?;
     if let Some(v) = key_value(buf, p, b"\"each\":") {
         p = next_key(buf, tokens::plain_string(buf, v)?.1)?;
@@ -96,7 +109,41 @@ fn keys_in_order<'u>(
     keys.type_name = Some(type_name);
     keys.name = Some(name);
     keys.provider = ProviderKey::Kept(kept);
-    Some((keys, list))
+    let header = Header {
+        open: i,
+        name: name_at,
+        after_name,
+        list,
+    };
+    Some((keys, header))
+}
+
+/// Where the keys of a resource read by [`keys_in_order`] lie: its `{`, its name's opening
+/// quote, the position after the name's closing quote, and its instances' `[`.
+#[derive(Clone, Copy)]
+struct Header {
+    open: usize,
+    name: usize,
+    after_name: usize,
+    list: usize,
+}
+
+/// The `[` of the instances of the resource at `i` (its `{`) when its bytes are those of
+/// `header`'s resource but for a plain name: the same bytes from the `{` to the name's
+/// opening quote, a plain string (`tokens::plain_string`), then the same bytes to the `[`.
+/// [`keys_in_order`] reads such a resource as it read `header`'s — the same keys and
+/// values, the name aside — since it reads only those bytes and reads them the same way
+/// wherever they are; `None` for anything else. (Two compares of the bytes of a resource
+/// of a run instead of a token at a time: a run's resources differ, mostly, by name.)
+#[inline(always)]
+fn same_header(buf: &[u8], i: usize, header: Header) -> Option<usize> {
+    let before_name = buf.get(header.open..=header.name)?;
+    let quote = i.wrapping_add(before_name.len()).wrapping_sub(1);
+    (buf.get(i..=quote)? == before_name).then_some(())?;
+    let (_, after_name) = tokens::plain_string(buf, quote)?;
+    let rest = buf.get(header.after_name..=header.list)?;
+    let list = after_name.wrapping_add(rest.len()).wrapping_sub(1);
+    (buf.get(after_name..=list)? == rest).then_some(list)
 }
 
 /// The instances of a resource the set does not want, from their `[` at `list`: each stepped
@@ -267,7 +314,8 @@ impl<'u> Unit<'u> {
 
     /// After a resource of a type the set does not want (its `}` at `end - 1`), the
     /// resources that follow it in Terraform's form ([`keys_in_order`]), of the same type,
-    /// with a mode that is one and a provider the walk has seen, their instances stepped
+    /// with a mode that is one and a provider the walk has seen (or the bytes of the
+    /// resource before them but for a plain name, [`same_header`]), their instances stepped
     /// over ([`unwanted_instances`]) — as the walk would step over each, one unit a
     /// resource, but without a unit's costs: the reader's loop, the phase dispatch, the
     /// resource kept in the walk (whose name and provider no one asks of a resource not
@@ -279,6 +327,8 @@ impl<'u> Unit<'u> {
     pub(super) fn unwanted_run(&self, mut end: usize, walk: &mut Walk) -> usize {
         let buf = self.buf;
         let limit = end.saturating_add(UNWANTED_RUN);
+        // The last resource of the run whose keys were read one by one.
+        let mut last: Option<Header> = None;
         while end < limit {
             let comma = tokens::ws(buf, end);
             let i = tokens::ws(buf, comma.wrapping_add(1));
@@ -290,14 +340,21 @@ impl<'u> Unit<'u> {
                     break;
                 }
             }
-            let Some((keys, list)) = keys_in_order(buf, i, &walk.providers) else {
-                break;
+            let list = match last.and_then(|header| same_header(buf, i, header)) {
+                Some(list) => list,
+                None => {
+                    let Some((keys, header)) = keys_and_header(buf, i, &walk.providers) else {
+                        break;
+                    };
+                    if keys.type_name != Some(walk.resource.type_name.as_str())
+                        || !matches!(keys.mode, Some("managed" | "data"))
+                    {
+                        break;
+                    }
+                    last = Some(header);
+                    header.list
+                }
             };
-            if keys.type_name != Some(walk.resource.type_name.as_str())
-                || !matches!(keys.mode, Some("managed" | "data"))
-            {
-                break;
-            }
             let Some((next, n, true)) = unwanted_instances(buf, list) else {
                 break;
             };
@@ -415,196 +472,5 @@ impl<'u> Unit<'u> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::state::providers::empty_resource;
-    use crate::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
-    use crate::DecodeOptions;
-
-    /// Terraform's order is read in one go; anything else is left to the general loop.
-    #[test]
-    fn keys_in_order_take_terraforms_order_only() {
-        let mut providers = ProviderCache::default();
-        providers
-            .set(&mut empty_resource(), "provider.aws", br#""provider.aws""#)
-            .unwrap();
-        // (`plain_string` reads a block of 32 bytes after a quote: the padding.)
-        let pad = |s: &str| format!("{s}{}", " ".repeat(40));
-        let ok = pad(
-            r#"{"module":"module.a","mode":"managed","type":"aws_x","name":"n","each":"list","provider":"provider.aws","instances":[]}"#,
-        );
-        let (keys, list) = keys_in_order(ok.as_bytes(), 0, &providers).unwrap();
-        assert_eq!(
-            (keys.module, keys.mode, keys.type_name, keys.name),
-            (Some("module.a"), Some("managed"), Some("aws_x"), Some("n"))
-        );
-        assert!(matches!(keys.provider, ProviderKey::Kept(0)));
-        assert_eq!(ok.as_bytes()[list..].first_chunk(), Some(b"[]"));
-        let plain = pad(
-            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
-        );
-        let (keys, _) = keys_in_order(plain.as_bytes(), 0, &providers).unwrap();
-        assert_eq!((keys.module, keys.mode), (None, Some("data")));
-        // Indented as Terraform writes state files.
-        let indented = pad(
-            "{\n  \"mode\": \"data\",\n  \"type\": \"t\",\n  \"name\": \"n\",\n  \"each\": \"map\",\n  \"provider\": \"provider.aws\",\n  \"instances\": [",
-        );
-        let (keys, at) = keys_in_order(indented.as_bytes(), 0, &providers).unwrap();
-        assert_eq!((keys.type_name, keys.name), (Some("t"), Some("n")));
-        assert_eq!(indented.as_bytes()[at], b'[');
-        for other in [
-            r#"{"mode" : "data","type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
-            r#"{"mode":null,"type":"t","name":"n","provider":"provider.aws","instances":[]}"#,
-            r#"{"mode":"data","type":"t","name":"\u006e","provider":"provider.aws","instances":[]}"#,
-            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","each":"list","instances":[]}"#,
-            r#"{"mode":"data","type":"t","name":"n","each":null,"provider":"provider.aws","instances":[]}"#,
-            r#"{"mode":"data","type":"t","name":"n","provider":"provider.gcp","instances":[]}"#,
-            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","instances":null}"#,
-            r#"{"mode":"data","type":"t","name":"n","provider":"provider.aws","x":1,"instances":[]}"#,
-            r#"{"type":"t","mode":"data","name":"n","provider":"provider.aws","instances":[]}"#,
-        ] {
-            assert!(
-                keys_in_order(pad(other).as_bytes(), 0, &providers).is_none(),
-                "{other}"
-            );
-        }
-        // Cut short anywhere before the `[` (a streamed read's buffer): left to the general
-        // loop, which asks for more.
-        for end in 1..=list {
-            let cut = &ok.as_bytes()[..end];
-            assert!(keys_in_order(cut, 0, &providers).is_none(), "{end}");
-        }
-    }
-
-    /// The instances of an unwanted resource are stepped over a unit\'s worth at a time;
-    /// anything else is left to the walk.
-    #[test]
-    fn unwanted_instances_take_terraforms_form_only() {
-        let at = |s: &str| unwanted_instances(s.as_bytes(), 0);
-        assert_eq!(at(r#"[{"a":"}"},{"b":[{}]}]},"#), Some((23, 2, true)));
-        assert_eq!(at(r#"[]}"#), Some((3, 0, true)));
-        assert_eq!(at("[\n {\"a\":1}\n ]\n}"), Some((15, 1, true)));
-        assert_eq!(at("[ ] }"), Some((5, 0, true)));
-        // A unit\'s worth: the walk goes on at the comma after the last one.
-        let many = format!("[{}]}}", vec![r#"{"a":1}"#; 70].join(", "));
-        let end = 1 + RESOURCE_ITEMS * 9 - 2;
-        assert_eq!(at(&many), Some((end, RESOURCE_ITEMS as u64, false)));
-        assert_eq!(&many[end..end + 2], ", ");
-        for other in [
-            r#"[{"a":1}],"x":1}"#,
-            r#"[{"a":1}]"#,
-            r#"[{"a":1}"#,
-            r#"[{"a":1"#,
-            r#"[1]}"#,
-            r#"[{"a":1},]}"#,
-            r#"[{"a":1}]]"#,
-        ] {
-            assert_eq!(at(other), None, "{other}");
-        }
-    }
-
-    /// A state in Terraform\'s order, compact, spaced and indented (its resources read by
-    /// `keys_in_order` once the provider is known, the instances of a type not wanted stepped
-    /// over by `unwanted_instances`, a unit\'s worth at a time, and the resources after one
-    /// of a type not wanted by `unwanted_run`), reads as its twin with a space before every
-    /// colon (every resource read by the general loop), whole and in small reads, with a
-    /// resource that strays from the form between them; with every type wanted and with one.
-    /// A bad mode in a run of resources not wanted fails as the general loop fails.
-    #[test]
-    fn terraforms_form_reads_as_the_general_loop_reads() {
-        let mut set = SchemaSet::new();
-        set.add_json(include_str!("../../tests/data/states/toy.schemas.json"))
-            .unwrap();
-        let mut servers = set.clone();
-        servers.only_types(["toy_server"]);
-        // `sep` after each comma and colon, `before` before each colon.
-        let state = |sep: &str, before: &str| {
-            let c = format!("{before}:{sep}");
-            let resource = |ty: &str, module: &str, each: &str, name: &str, n: usize| {
-                let instance = format!(
-                    r#"{{"schema_version":1,"attributes":{{"disk":[],"id":"{name}","name":"x","port":1,"tags":null}}}}"#
-                );
-                let instances = vec![instance; n].join(&format!(",{sep}"));
-                format!(
-                    r#"{{{sep}{module}"mode"{c}"managed",{sep}"type"{c}"{ty}",{sep}"name"{c}"{name}",{sep}{each}"provider"{c}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances"{c}[{sep}{instances}{sep}]{sep}}}"#
-                )
-            };
-            let module = format!(r#""module"{c}"module.m",{sep}"#);
-            let each = format!(r#""each"{c}"list",{sep}"#);
-            // (Runs of a type not wanted: `f`, `h`, `i` then `g`, which has more instances
-            // than a unit reads; `j`, `k`, then `z`, of the type wanted.)
-            let resources = [
-                resource("toy_server", "", "", "a", 1),
-                resource("toy_server", &module, &each, "b", 1),
-                resource("toy_other", "", &each, "e", 2),
-                resource("toy_server", "", &each, "c\\u0021", 1),
-                resource("toy_other", &module, "", "f", 0),
-                resource("toy_other", "", "", "h", 3),
-                resource("toy_other", &module, &each, "i", 1),
-                resource("toy_other", "", "", "g", 70),
-                resource("toy_server", &module, "", "d", 1),
-                resource("toy_other", "", "", "j", 2),
-                resource("toy_other", "", "", "k", 1),
-                resource("toy_server", "", "", "z", 1),
-            ];
-            format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","))
-        };
-        let read = |set: &SchemaSet, text: &str, read_size: usize| {
-            let mut lines = Vec::new();
-            let f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
-                let ok = matches!(outcome, Outcome::Ok(..));
-                lines.push(format!(
-                    "{} {} {ok}",
-                    item.address(),
-                    item.resource.provider
-                ));
-            };
-            let options = ReaderOptions {
-                read_size,
-                ..ReaderOptions::default()
-            };
-            let reader = StateReader::with_options(text.as_bytes(), options);
-            let summary = reader.visit(set, &DecodeOptions::default(), f).unwrap();
-            assert_eq!(summary.resources, 12);
-            (summary.instances, summary.skipped, lines)
-        };
-        for set in [&set, &servers] {
-            let general = read(set, &state(" ", " "), 1 << 16);
-            for sep in ["", " ", "\n      "] {
-                assert_eq!(read(set, &state(sep, ""), 1 << 16), general, "{sep:?}");
-                assert_eq!(read(set, &state(sep, ""), 7), general, "{sep:?}");
-            }
-        }
-        let provider = r#"provider["registry.terraform.io/hashicorp/toy"]"#;
-        let want = [
-            format!("toy_server.a {provider} true"),
-            format!("module.m.toy_server.b {provider} true"),
-            format!("toy_server.c! {provider} true"),
-            format!("module.m.toy_server.d {provider} true"),
-            format!("toy_server.z {provider} true"),
-        ];
-        assert_eq!(
-            read(&servers, &state("", ""), 1 << 16),
-            (5, 79, want.to_vec())
-        );
-        let all = read(&set, &state("", ""), 1 << 16);
-        assert_eq!((all.0, all.1, all.2.len()), (84, 0, 84));
-        assert_eq!(all.2[2], format!("toy_other.e {provider} false"));
-        let fails = |text: &str| {
-            // The seventh resource's mode (`i`, in a run after `f` and `h`).
-            let (at, _) = text.match_indices(r#""managed""#).nth(6).unwrap();
-            let bad = format!("{}\"other\"{}", &text[..at], &text[at + 9..]);
-            let reader = StateReader::with_options(bad.as_bytes(), ReaderOptions::default());
-            let e = reader.visit(&servers, &DecodeOptions::default(), |_, _| {});
-            e.unwrap_err().to_string()
-        };
-        let general = fails(&state(" ", " "));
-        assert!(
-            general.contains("resources[6]: invalid resource mode \"other\""),
-            "{general}"
-        );
-        for sep in ["", "\n      "] {
-            assert_eq!(fails(&state(sep, "")), general, "{sep:?}");
-        }
-    }
-}
+#[path = "resource_tests.rs"]
+mod tests;
