@@ -10,7 +10,8 @@
 
 use bumpalo::Bump;
 
-use super::schemas::{Loaded, Match, Outcome, SchemaSet, TypeId};
+use super::entry::Loaded;
+use super::schemas::{Match, Outcome, SchemaSet, TypeId};
 use super::{InstanceRef, Resource};
 use crate::decode::json::tokens;
 use crate::dump::straight::{StraightDump, Taken};

@@ -103,6 +103,18 @@ impl Walk {
         }
     }
 
+    /// The next resource begins: its index is the number of resources read before it, its
+    /// first instance's 0.
+    pub(super) fn begin_resource(&mut self) {
+        self.resource_index = self.summary.resources;
+        self.instance_index = 0;
+    }
+
+    /// The resource begun is read (or delimited, or stepped over): one more counted.
+    pub(super) fn resource_read(&mut self) {
+        self.summary.resources = self.summary.resources.saturating_add(1);
+    }
+
     /// `n` instances of the resource being read stepped over, undecoded (its type not
     /// wanted).
     pub(super) fn stepped_over(&mut self, n: u64) {
@@ -209,10 +221,9 @@ impl<'u> Unit<'u> {
                     walk.phase = Phase::TopKey { first: false };
                     return Ok(i.wrapping_add(1));
                 };
-                walk.resource_index = walk.summary.resources;
-                walk.instance_index = 0;
+                walk.begin_resource();
                 let end = self.resource(i, walk, bump, f)?;
-                walk.summary.resources = walk.summary.resources.saturating_add(1);
+                walk.resource_read();
                 if walk.type_wanted == Some(false)
                     && walk.phase == (Phase::Resources { first: false })
                 {

@@ -65,6 +65,7 @@
 
 mod batch;
 mod candidates;
+mod entry;
 mod envelope;
 mod filter;
 mod keys;
@@ -95,6 +96,17 @@ pub enum Mode {
     Managed,
     /// `data`: a `data` block (schemas from `data_source_schemas`); addresses start `data.`.
     Data,
+}
+
+impl Mode {
+    /// The mode a state's `"mode"` names (`managed` or `data`); `None` for anything else.
+    pub(super) fn from_key(mode: &str) -> Option<Mode> {
+        match mode {
+            "managed" => Some(Mode::Managed),
+            "data" => Some(Mode::Data),
+            _ => None,
+        }
+    }
 }
 
 /// A malformed state file: not JSON, not format version 4, or a bad envelope field. Displays
@@ -347,10 +359,9 @@ fn resource(raw: &RawValue, i: usize) -> Result<Resource<'_>, StateError> {
         field(&map, key, ctx, serde_json::from_str)?
             .ok_or_else(|| err(ctx, format_args!("missing {key}")))
     };
-    let mode = match need("mode")?.as_str() {
-        "managed" => Mode::Managed,
-        "data" => Mode::Data,
-        other => return Err(err(ctx, format_args!("invalid resource mode {other:?}"))),
+    let mode = need("mode")?;
+    let Some(mode) = Mode::from_key(&mode) else {
+        return Err(err(ctx, format_args!("invalid resource mode {mode:?}")));
     };
     let (type_name, name, provider) = (need("type")?, need("name")?, need("provider")?);
     let provider_address = provider_address(&provider).map_err(|e| err(ctx, e.message()))?;

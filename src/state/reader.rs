@@ -367,7 +367,7 @@ impl<R: Read> StateReader<R> {
                     Ok(Some(range)) => {
                         self.start = range.end;
                         delimited.push((range, walk.summary.resources));
-                        walk.summary.resources = walk.summary.resources.saturating_add(1);
+                        walk.resource_read();
                         walk.phase = Phase::Resources { first: false };
                         // (A read's worth is handed on as a batch; a state in memory, whose
                         // reads never end, is handed on in batches of that size.)

@@ -347,7 +347,7 @@ impl<'u> Unit<'u> {
                         break;
                     };
                     if keys.type_name != Some(walk.resource.type_name.as_str())
-                        || !matches!(keys.mode, Some("managed" | "data"))
+                        || keys.mode.and_then(Mode::from_key).is_none()
                     {
                         break;
                     }
@@ -358,10 +358,9 @@ impl<'u> Unit<'u> {
             let Some((next, n, true)) = unwanted_instances(buf, list) else {
                 break;
             };
-            walk.resource_index = walk.summary.resources;
-            walk.instance_index = 0;
+            walk.begin_resource();
             walk.stepped_over(n);
-            walk.summary.resources = walk.summary.resources.saturating_add(1);
+            walk.resource_read();
             end = next;
         }
         end
@@ -437,16 +436,9 @@ impl<'u> Unit<'u> {
         let need = |v: Option<&'u str>, key: &'static str| {
             v.ok_or_else(|| Stop::Fail(err(ctx, format_args!("missing {key}"))))
         };
-        resource.mode = match need(keys.mode, "mode")? {
-            "managed" => Mode::Managed,
-            "data" => Mode::Data,
-            other => {
-                return Err(Stop::Fail(err(
-                    ctx,
-                    format_args!("invalid resource mode {other:?}"),
-                )))
-            }
-        };
+        let mode = need(keys.mode, "mode")?;
+        resource.mode = Mode::from_key(mode)
+            .ok_or_else(|| Stop::Fail(err(ctx, format_args!("invalid resource mode {mode:?}"))))?;
         let set = |field: &mut String, value: &str| {
             field.clear();
             field.push_str(value);

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::state::providers::empty_resource;
+use crate::state::reader::PartStart;
 use crate::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
 use crate::DecodeOptions;
 
@@ -146,6 +147,59 @@ fn unwanted_instances_take_terraforms_form_only() {
     }
 }
 
+/// The state of the runs' tests (eighteen resources of the toy schemas, `toy_server` and
+/// `toy_other` mixed), with `sep` after each comma and colon and `before` before each
+/// colon, and the offset of each resource's `{`.
+fn runs_state(sep: &str, before: &str) -> (String, Vec<usize>) {
+    let c = format!("{before}:{sep}");
+    let resource = |ty: &str, module: &str, each: &str, name: &str, n: usize| {
+        let instance = format!(
+            r#"{{"schema_version":1,"attributes":{{"disk":[],"id":"{name}","name":"x","port":1,"tags":null}}}}"#
+        );
+        let instances = vec![instance; n].join(&format!(",{sep}"));
+        format!(
+            r#"{{{sep}{module}"mode"{c}"managed",{sep}"type"{c}"{ty}",{sep}"name"{c}"{name}",{sep}{each}"provider"{c}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances"{c}[{sep}{instances}{sep}]{sep}}}"#
+        )
+    };
+    let module = format!(r#""module"{c}"module.m",{sep}"#);
+    let each = format!(r#""each"{c}"list",{sep}"#);
+    // (Runs of a type not wanted: `f` to `i2` then `g`, which has more instances than
+    // a unit reads; `j`, `k`, `k2`, then `z`, of the type wanted. In a run, `h2`, `h4`,
+    // `i2` and `k2` differ from the resource before them by name only, `h3` by its
+    // `each` too, and `h!` has a name that is not a plain string.)
+    let resources = [
+        resource("toy_server", "", "", "a", 1),
+        resource("toy_server", &module, &each, "b", 1),
+        resource("toy_other", "", &each, "e", 2),
+        resource("toy_server", "", &each, "c\\u0021", 1),
+        resource("toy_other", &module, "", "f", 0),
+        resource("toy_other", "", "", "h", 3),
+        resource("toy_other", "", "", "h2", 1),
+        resource("toy_other", "", &each, "h3", 2),
+        resource("toy_other", "", &each, "h4", 1),
+        resource("toy_other", "", &each, "h\\u0021", 1),
+        resource("toy_other", &module, &each, "i", 1),
+        resource("toy_other", &module, &each, "i2", 1),
+        resource("toy_other", "", "", "g", 70),
+        resource("toy_server", &module, "", "d", 1),
+        resource("toy_other", "", "", "j", 2),
+        resource("toy_other", "", "", "k", 1),
+        resource("toy_other", "", "", "k2", 1),
+        resource("toy_server", "", "", "z", 1),
+    ];
+    let mut text = r#"{"version":4,"resources":["#.to_string();
+    let mut offsets = Vec::new();
+    for (k, resource) in resources.iter().enumerate() {
+        if k > 0 {
+            text.push(',');
+        }
+        offsets.push(text.len());
+        text.push_str(resource);
+    }
+    text.push_str("]}");
+    (text, offsets)
+}
+
 /// A state in Terraform\'s order, compact, spaced and indented (its resources read by
 /// `keys_in_order` once the provider is known, the instances of a type not wanted stepped
 /// over by `unwanted_instances`, a unit\'s worth at a time, and the resources after one
@@ -160,46 +214,7 @@ fn terraforms_form_reads_as_the_general_loop_reads() {
         .unwrap();
     let mut servers = set.clone();
     servers.only_types(["toy_server"]);
-    // `sep` after each comma and colon, `before` before each colon.
-    let state = |sep: &str, before: &str| {
-        let c = format!("{before}:{sep}");
-        let resource = |ty: &str, module: &str, each: &str, name: &str, n: usize| {
-            let instance = format!(
-                r#"{{"schema_version":1,"attributes":{{"disk":[],"id":"{name}","name":"x","port":1,"tags":null}}}}"#
-            );
-            let instances = vec![instance; n].join(&format!(",{sep}"));
-            format!(
-                r#"{{{sep}{module}"mode"{c}"managed",{sep}"type"{c}"{ty}",{sep}"name"{c}"{name}",{sep}{each}"provider"{c}"provider[\"registry.terraform.io/hashicorp/toy\"]",{sep}"instances"{c}[{sep}{instances}{sep}]{sep}}}"#
-            )
-        };
-        let module = format!(r#""module"{c}"module.m",{sep}"#);
-        let each = format!(r#""each"{c}"list",{sep}"#);
-        // (Runs of a type not wanted: `f` to `i2` then `g`, which has more instances than
-        // a unit reads; `j`, `k`, `k2`, then `z`, of the type wanted. In a run, `h2`, `h4`,
-        // `i2` and `k2` differ from the resource before them by name only, `h3` by its
-        // `each` too, and `h!` has a name that is not a plain string.)
-        let resources = [
-            resource("toy_server", "", "", "a", 1),
-            resource("toy_server", &module, &each, "b", 1),
-            resource("toy_other", "", &each, "e", 2),
-            resource("toy_server", "", &each, "c\\u0021", 1),
-            resource("toy_other", &module, "", "f", 0),
-            resource("toy_other", "", "", "h", 3),
-            resource("toy_other", "", "", "h2", 1),
-            resource("toy_other", "", &each, "h3", 2),
-            resource("toy_other", "", &each, "h4", 1),
-            resource("toy_other", "", &each, "h\\u0021", 1),
-            resource("toy_other", &module, &each, "i", 1),
-            resource("toy_other", &module, &each, "i2", 1),
-            resource("toy_other", "", "", "g", 70),
-            resource("toy_server", &module, "", "d", 1),
-            resource("toy_other", "", "", "j", 2),
-            resource("toy_other", "", "", "k", 1),
-            resource("toy_other", "", "", "k2", 1),
-            resource("toy_server", "", "", "z", 1),
-        ];
-        format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","))
-    };
+    let state = |sep: &str, before: &str| runs_state(sep, before).0;
     let read = |set: &SchemaSet, text: &str, read_size: usize| {
         let mut lines = Vec::new();
         let f = |item: InstanceRef<'_, '_>, outcome: &Outcome<'_>| {
@@ -256,5 +271,42 @@ fn terraforms_form_reads_as_the_general_loop_reads() {
     );
     for sep in ["", "\n      "] {
         assert_eq!(fails(&state(sep, "")), general, "{sep:?}");
+    }
+}
+
+/// A part's walk stops before the first resource that starts at or after its stop, inside
+/// a run of resources not wanted as anywhere else (`Unit::unwanted_run` checks the stop
+/// before each resource it takes): whole and in small reads, at each resource's `{` and
+/// one byte after it.
+#[test]
+fn runs_stop_where_a_part_stops() {
+    let mut servers = SchemaSet::new();
+    servers
+        .add_json(include_str!("../../tests/data/states/toy.schemas.json"))
+        .unwrap();
+    servers.only_types(["toy_server"]);
+    let (text, offsets) = runs_state("", "");
+    for read_size in [1 << 16, 7] {
+        for (k, &at) in offsets.iter().enumerate() {
+            for (stop, before) in [(at, k), (at + 1, k + 1)] {
+                let options = ReaderOptions {
+                    read_size,
+                    ..ReaderOptions::default()
+                };
+                let reader = StateReader::with_options(text.as_bytes(), options);
+                let (summary, end) = reader
+                    .walk_part(
+                        &servers,
+                        &DecodeOptions::default(),
+                        PartStart::File,
+                        Some(stop as u64),
+                        |_, _| {},
+                    )
+                    .unwrap();
+                assert_eq!(summary.resources, before as u64, "{read_size} {stop}");
+                let next = offsets.get(before).map(|&o| o as u64);
+                assert_eq!(end.next, next, "{read_size} {stop}");
+            }
+        }
     }
 }

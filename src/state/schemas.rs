@@ -3,19 +3,18 @@
 //! the decode against them is `candidates.rs`).
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::ops::Range;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, OnceLock};
 
 use bumpalo::Bump;
 
+use super::entry::{unloadable, Document, Entry, Loaded, Source};
 use super::filter::ResourceFilter;
 use super::outline::outline;
 use super::{last_segment, normalize_provider, InstanceRef, Mode, StateFile};
-use crate::dump::straight::StraightDump;
 use crate::error::{DecodeError, SchemaError};
 use crate::program::{DecodeOptions, Program};
-use crate::schema::{schema_in_document, ProviderSchemas, Schema, Selection, Type};
+use crate::schema::{schema_in_document, ProviderSchemas, Selection};
 use crate::value::Value;
 
 /// The schemas of several providers-schema documents, each compiled on first use and cached.
@@ -50,104 +49,6 @@ pub(super) struct TypeId(usize);
 struct TypeSlot {
     name: String,
     entries: [Vec<Entry>; 2],
-}
-
-#[derive(Debug)]
-struct Entry {
-    document: usize,
-    /// Shared by the entries of one provider of a document.
-    provider: Arc<str>,
-    normalized: Arc<str>,
-    source: Source,
-    /// The program and the schema's version, made on first use; an error when a deferred
-    /// schema does not load. (Boxed: a document names thousands of types, of which a state
-    /// loads a few hundred, and a `Loaded` inline made each entry 520 bytes, not 128.)
-    loaded: OnceLock<Box<Result<Loaded, SchemaError>>>,
-}
-
-#[derive(Clone, Debug)]
-enum Source {
-    /// Parsed with its document.
-    Parsed(Schema),
-    /// The extent of the schema object in its document's text, parsed on first use.
-    Deferred(Document, Range<usize>),
-}
-
-/// A deferred document's text (checked UTF-8 when added), shared by its schemas.
-#[derive(Clone)]
-struct Document(Arc<dyn AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe>);
-
-impl Document {
-    /// The text of `range` (empty when it is not one: never, as the outline made it).
-    fn part(&self, range: Range<usize>) -> &str {
-        let bytes = (*self.0).as_ref().get(range).unwrap_or_default();
-        std::str::from_utf8(bytes).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Debug for Document {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Document({} bytes)", (*self.0).as_ref().len())
-    }
-}
-
-#[derive(Debug)]
-pub(super) struct Loaded {
-    pub(super) program: Program,
-    version: i64,
-    /// The straight DUMP of the program's type, made on first use ([`SchemaSet::write_dumps`]).
-    pub(super) straight: OnceLock<Option<StraightDump>>,
-}
-
-impl Entry {
-    fn load(
-        &self,
-        mode: Mode,
-        type_name: &str,
-        selection: Option<&Selection>,
-    ) -> &Result<Loaded, SchemaError> {
-        self.loaded
-            .get_or_init(|| Box::new(self.make(mode, type_name, selection)))
-    }
-
-    /// [`Entry::load`]'s program, made.
-    fn make(
-        &self,
-        mode: Mode,
-        type_name: &str,
-        selection: Option<&Selection>,
-    ) -> Result<Loaded, SchemaError> {
-        let schema;
-        let schema = match &self.source {
-            Source::Parsed(s) => s,
-            Source::Deferred(text, range) => {
-                let label = match mode {
-                    Mode::Managed => "resource",
-                    Mode::Data => "data source",
-                };
-                let part = text.part(range.clone());
-                schema = schema_in_document(part, &self.provider, label, Some(type_name))?;
-                &schema
-            }
-        };
-        let program = Program::from_block(&schema.block)?;
-        let program = match selection {
-            Some(selection) => program.select(selection)?,
-            None => program,
-        };
-        Ok(Loaded {
-            program,
-            version: schema.version,
-            straight: OnceLock::new(),
-        })
-    }
-}
-
-/// A candidate whose schema does not load: its [`Match`] carries this program (an empty
-/// object's) and its decode fails with the schema's error.
-fn unloadable() -> &'static Program {
-    static EMPTY: OnceLock<Program> = OnceLock::new();
-    EMPTY.get_or_init(|| crate::compile::compile(&Type::Object(Default::default()), None))
 }
 
 /// Which schema decoded (or failed to decode) an instance.
@@ -352,7 +253,36 @@ impl SchemaSet {
     }
 
     /// Moves the documents of `other` after this set's (in their order): sets filled on
-    /// several threads, one document each, become one.
+    /// several threads, one document each, become one. The candidates are then those of
+    /// one set that took all the documents in that order.
+    ///
+    /// ```
+    /// use tfwire::state::{Mode, SchemaSet};
+    ///
+    /// // A document of one provider with `null_resource` (and `null_other`) at a version.
+    /// let doc = |provider: &str, version: u32, other: bool| {
+    ///     let schema = format!(r#"{{"version":{version},"block":{{}}}}"#);
+    ///     let more = if other { format!(r#","null_other":{schema}"#) } else { String::new() };
+    ///     format!(r#"{{"format_version":"1.0","provider_schemas":{{"{provider}":
+    ///       {{"resource_schemas":{{"null_resource":{schema}{more}}}}}}}}}"#)
+    /// };
+    /// let (terraform, opentofu) = ("registry.terraform.io/hashicorp/null", "registry.opentofu.org/hashicorp/null");
+    /// let (mut first, mut second) = (SchemaSet::new(), SchemaSet::new());
+    /// first.add_json(&doc(terraform, 1, false))?;
+    /// second.add_json(&doc(opentofu, 2, true))?;
+    /// second.add_json(&doc(terraform, 3, false))?;
+    /// first.append(second);
+    /// assert_eq!(first.documents(), 3);
+    /// // (document, schema version): the provider's own in load order, then the other registry's.
+    /// let found = |provider: &str, type_name: &str| -> Vec<(usize, i64)> {
+    ///     first.candidates(provider, Mode::Managed, type_name)
+    ///         .map(|m| (m.document, m.schema_version))
+    ///         .collect()
+    /// };
+    /// assert_eq!(found(terraform, "null_resource"), [(0, 1), (2, 3), (1, 2)]);
+    /// assert_eq!(found(opentofu, "null_other"), [(1, 2)]);
+    /// # Ok::<(), tfwire::SchemaError>(())
+    /// ```
     pub fn append(&mut self, other: SchemaSet) {
         let documents = self.documents;
         self.reserve_types(other.slots.len());
