@@ -316,7 +316,8 @@ fn parallel_visit_reports_malformed_attributes_as_visit_does() {
 
 /// `tfwire state` on a file large enough to have its instances decoded in parallel: the
 /// same bytes with `--jobs 1` (the file mapped, and with `--no-mmap` read as a stream) and
-/// `--jobs 2`, text and NDJSON.
+/// `--jobs 2` (its parts read in place from the map, and with `--no-mmap` each through reads
+/// of its own), text and NDJSON.
 #[test]
 fn cli_large_file_jobs_agree() {
     let dir = common::scratch_dir("large");
@@ -377,10 +378,13 @@ fn cli_large_file_jobs_agree() {
         let (one, err1) = run("1", format, &[]);
         let (two, err2) = run("2", format, &[]);
         let (streamed, err3) = run("1", format, &["--no-mmap"]);
+        let (two_read, err4) = run("2", format, &["--no-mmap"]);
         assert_eq!(one.len(), two.len());
         assert!(one == two, "{format}: --jobs 1 and --jobs 2 differ");
         assert!(one == streamed, "{format}: mapped and streamed differ");
+        assert!(one == two_read, "{format}: --jobs 2 mapped and read differ");
         assert_eq!(err1, err3);
+        assert_eq!(err1, err4);
         assert_eq!(
             err1,
             "tfwire: instances=60000 ok=54545 errors=5455 no_schema=0 bytes=16139400\n\
@@ -546,9 +550,55 @@ fn parallel_walk_hands_on_resources_as_visit_reads_them() {
 /// part's start), one or two resources, a handful of parts in all.
 const PART_SIZES: [usize; 3] = [397, 4_999, 150_000];
 
-/// Lines, summary or error of `text` read as a file in parts of `part_bytes` or more with
-/// `jobs` threads, on a thread of its own.
+/// Lines, summary or error of `text` read in parts of `part_bytes` or more with `jobs`
+/// threads, on a thread of its own: as a file, and in memory — the two the same, and the
+/// bytes released in memory in order.
 fn in_parts(
+    set: &tfwire::state::SchemaSet,
+    text: &[u8],
+    part_bytes: usize,
+    jobs: usize,
+) -> (Vec<String>, Result<tfwire::state::Summary, String>) {
+    let file = file_in_parts(set, text, part_bytes, jobs);
+    let released = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let told = std::sync::Arc::clone(&released);
+    let release = move |range: std::ops::Range<usize>| told.lock().unwrap().push(range);
+    let options = ReaderOptions::default().with_part_bytes(part_bytes);
+    let mut lines = Vec::new();
+    let summary = StateReader::visit_memory_parallel(
+        text.to_vec(),
+        Some(release),
+        options,
+        set,
+        &DecodeOptions::default(),
+        jobs,
+        Vec::new,
+        |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+        |acc| acc,
+        |acc| lines.extend(acc),
+    )
+    .map_err(|e| e.to_string());
+    assert_eq!((&lines, &summary), (&file.0, &file.1), "in memory");
+    // In parts, the bytes are told in order from the start, each once, and all of them
+    // when the read succeeds.
+    let released = released.lock().unwrap().clone();
+    if text.len() >= 2 * part_bytes {
+        let mut told = 0;
+        for range in &released {
+            assert_eq!(range.start, told, "{released:?}");
+            assert!(range.end > range.start);
+            told = range.end;
+        }
+        assert!(told <= text.len());
+        if summary.is_ok() {
+            assert_eq!(told, text.len());
+        }
+    }
+    file
+}
+
+/// [`in_parts`] as a file.
+fn file_in_parts(
     set: &tfwire::state::SchemaSet,
     text: &[u8],
     part_bytes: usize,

@@ -55,7 +55,9 @@ fn map_from(file: &File, length: Option<u64>, no_mmap: bool, least: u64) -> Opti
     unsafe { memmap2::MmapOptions::new().map_copy_read_only(file) }.ok()
 }
 
-/// A mapped state: its bytes for the reader, and what gives back the pages it has read.
+/// A mapped state: its bytes for the reader (or the readers of its parts), and what gives
+/// back the pages they have read.
+#[derive(Clone)]
 pub struct Shared(Arc<memmap2::Mmap>);
 
 impl AsRef<[u8]> for Shared {
@@ -73,18 +75,24 @@ impl Shared {
     /// For [`StateReader::with_release`](tfwire::state::StateReader::with_release): the
     /// pages of each range the reader is done with taken out of the process
     /// (`MADV_DONTNEED`), so that resident memory holds the part being read, not the whole
-    /// state (the file's pages stay in the page cache).
-    pub fn release(&self) -> impl FnMut(Range<usize>) + Send + Sync + UnwindSafe + RefUnwindSafe {
+    /// state (the file's pages stay in the page cache). For the readers of parts too
+    /// ([`StateReader::visit_memory_parallel`](tfwire::state::StateReader::visit_memory_parallel)):
+    /// a page one part's reader gives back while another still reads it (the page where
+    /// two parts meet) is read back by that one.
+    pub fn release(
+        &self,
+    ) -> impl Fn(Range<usize>) + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static {
         let map = Arc::clone(&self.0);
         move |range| {
-            // Whole pages only (the map starts at a page): the page the reader is in stays.
+            // Whole pages only (the map starts at a page): the page a sequential reader is
+            // in stays.
             let end = range.end & !(PAGE - 1);
             let start = range.start & !(PAGE - 1);
             // SAFETY: `MADV_DONTNEED` drops the range's page-table entries; the map is
-            // read-only and private and never written, so a page touched again is read back
-            // from the file with the same bytes (the hazard of a file changed meanwhile is
-            // the map's own: `map`). The range lies in the map (the reader's ranges do,
-            // rounded down), and the reader reads nothing before `range.end` again.
+            // read-only and private and never written, so a page touched again — by any
+            // reader, on any thread — is read back from the file with the same bytes (the
+            // hazard of a file changed meanwhile is the map's own: `map`). The range lies in
+            // the map (the readers' ranges do, rounded down).
             let _ = unsafe {
                 map.unchecked_advise_range(
                     memmap2::UncheckedAdvice::DontNeed,
@@ -173,7 +181,7 @@ mod tests {
         assert_eq!(map(&file, length, false).as_deref(), Some(&bytes[..]));
         // Released pages read back the same bytes.
         let shared = Shared::new(map(&file, length, false).unwrap());
-        let mut release = shared.release();
+        let release = shared.release();
         release(0..bytes.len());
         release(PAGE + 1..bytes.len() - 1);
         assert_eq!(shared.as_ref(), &bytes[..]);

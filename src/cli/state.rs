@@ -370,9 +370,12 @@ fn stream_file(
         .unwrap_or(usize::MAX)
         .clamp(SMALLEST_READ, ReaderOptions::default().read_size);
     let reader_options = ReaderOptions::default().with_read_size(read_size);
-    // With one job a large regular file is read in place (`mapped.rs`).
+    // A large regular file is read in place (`mapped.rs`): with one job whole, with more
+    // in parts of its bytes.
+    let in_parts = jobs > 1 && length.is_some_and(|n| n >= LARGE_FILE);
     let mapped = match jobs {
         0 | 1 => super::mapped::map(&file, length, args.no_mmap),
+        _ if in_parts => super::mapped::map(&file, length, args.no_mmap),
         _ => None,
     };
     let file = progress.reader(file);
@@ -422,9 +425,11 @@ fn stream_file(
             sink(&text);
         }
         read
-    } else if length.is_some_and(|n| n >= LARGE_FILE) {
+    } else if in_parts {
         // A large regular file: read in parts of its bytes on `jobs` threads, no thread
-        // walking it whole (the bar advances by each run's attributes as the run is handed
+        // walking it whole — in place when it is mapped, else each part through reads of its
+        // own (the parts' copies were most of what two jobs spent in the kernel beyond one:
+        // F52 in `perf/optimizations.md`) — (the bar advances by each run's attributes as the run is handed
         // on — counted in the run, not in a counter the threads share: 1.3% of the time went
         // to that counter's cache line — then by the rest of the file once it is read).
         drop(file);
@@ -437,28 +442,49 @@ fn stream_file(
                 *read += item.instance.attributes.json().map_or(0, str::len) as u64;
                 fold(acc, item, outcome)
             };
-        let read = StateReader::visit_file_parallel(
-            path,
-            reader_options,
-            set,
-            options,
-            jobs,
-            || {
-                (
-                    (strings.take(), Totals::default(), LineScratch::default()),
-                    0,
+        let init = || {
+            (
+                (strings.take(), Totals::default(), LineScratch::default()),
+                0,
+            )
+        };
+        let handed = |((text, t, _), read): (Acc, u64)| {
+            counted += read;
+            progress.advance(read);
+            totals.add(&t);
+            sink(&text);
+            strings.give(text);
+        };
+        let read = match mapped {
+            // Each part read in place, its pages given back once read.
+            Some(map) => {
+                let map = super::mapped::Shared::new(map);
+                let release = map.release();
+                StateReader::visit_memory_parallel(
+                    map,
+                    Some(release),
+                    reader_options,
+                    set,
+                    options,
+                    jobs,
+                    init,
+                    fold,
+                    |acc| acc,
+                    handed,
                 )
-            },
-            fold,
-            |acc| acc,
-            |((text, t, _), read)| {
-                counted += read;
-                progress.advance(read);
-                totals.add(&t);
-                sink(&text);
-                strings.give(text);
-            },
-        );
+            }
+            None => StateReader::visit_file_parallel(
+                path,
+                reader_options,
+                set,
+                options,
+                jobs,
+                init,
+                fold,
+                |acc| acc,
+                handed,
+            ),
+        };
         progress.advance(len.saturating_sub(counted));
         read
     } else {

@@ -70,6 +70,7 @@ mod envelope;
 mod filter;
 mod keys;
 mod outline;
+mod part_source;
 mod prefetch;
 mod providers;
 mod ranges;

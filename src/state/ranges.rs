@@ -1,5 +1,7 @@
 //! [`StateReader::visit_file_parallel`]: one state file read in parts of its bytes, each on
-//! a thread of its own, with no thread walking the whole file first.
+//! a thread of its own, with no thread walking the whole file first;
+//! [`StateReader::visit_memory_parallel`]: the same of a state in memory, each part read in
+//! place (where the parts come from, and where a part's first resource is: `part_source.rs`).
 //!
 //! A part is a range of the file's bytes. The first part is walked from the file's start.
 //! Any other part starts where its bytes first look like the start of a resource: a `{`,
@@ -23,121 +25,20 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Seek, SeekFrom};
 use std::ops::Range;
-use std::panic::AssertUnwindSafe;
+use std::panic::{AssertUnwindSafe, RefUnwindSafe, UnwindSafe};
 use std::path::Path;
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
-use std::thread;
+use std::{io, thread};
 
+use super::part_source::{parts, FileSource, MemorySource, PartSource};
 use super::reader::{PartEnd, PartStart};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
 
-/// The fewest parts per job: enough that one slow part holds the others up little.
-const PARTS_PER_JOB: u64 = 8;
-
-/// The most bytes a part's reader reads at a time: its buffer stays in the core's cache
-/// between the read's copy and the walk (128 KiB measured 0.139 s on the fleet workload's
-/// large state with two jobs, against 0.156 s with the 8 MiB reads of one stream).
-const PART_READ_BYTES: usize = 128 << 10;
-
 /// Instances per accumulator when the calling thread reads the rest of a state itself.
 const FALLBACK_RUN: usize = 4096;
-
-/// The bytes searched at a time for a part's first resource.
-const SEARCH_BYTES: usize = 64 << 10;
-
-/// `size` bytes cut into parts of about equal size for `jobs` threads, each of at most
-/// `most` bytes, and at least [`PARTS_PER_JOB`] per job; one part when `size` is less than
-/// twice `most`.
-fn parts(size: u64, jobs: usize, most: usize) -> Vec<Range<u64>> {
-    let most = (most as u64).max(1);
-    let count = if size < most.saturating_mul(2) {
-        1
-    } else {
-        let wanted = (jobs as u64).saturating_mul(PARTS_PER_JOB);
-        size.div_ceil(most).max(wanted).min(size)
-    };
-    let per = size.div_ceil(count).max(1);
-    (0..count)
-        .map(|k| {
-            let start = k.saturating_mul(per).min(size);
-            start..start.saturating_add(per).min(size)
-        })
-        .collect()
-}
-
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// True when `bytes` (from a `{`) start as a resource object: `{`, then `"mode"` and the
-/// string `"managed"` or `"data"`, or `"module"` and a string (whitespace between tokens).
-fn looks_like_resource(bytes: &[u8]) -> bool {
-    let mut rest = bytes.get(1..).unwrap_or_default();
-    let mut token = |t: &[u8]| {
-        let from = rest.iter().take_while(|b| is_ws(**b)).count();
-        match rest.get(from..).and_then(|r| r.strip_prefix(t)) {
-            Some(after) => {
-                rest = after;
-                true
-            }
-            None => false,
-        }
-    };
-    if token(b"\"mode\"") {
-        token(b":") && (token(b"\"managed\"") || token(b"\"data\""))
-    } else {
-        token(b"\"module\"") && token(b":") && token(b"\"")
-    }
-}
-
-/// Where the first resource object seems to start in `range` of `file` (see the module
-/// docs); `None` when nothing there looks like one.
-fn first_resource(file: &mut File, range: Range<u64>) -> std::io::Result<Option<u64>> {
-    use std::io::Read;
-    // (A place near the end of a read is looked at again with the next read's bytes.)
-    const LOOK: usize = 256;
-    let len = usize::try_from(range.end.saturating_sub(range.start)).unwrap_or(usize::MAX);
-    let chunk = SEARCH_BYTES.min(len.max(1));
-    let mut buf = vec![0; chunk.saturating_add(LOOK)];
-    let mut at = range.start;
-    file.seek(SeekFrom::Start(at))?;
-    while at < range.end {
-        let mut len = 0;
-        while len < buf.len() {
-            let room = buf.get_mut(len..).unwrap_or_default();
-            match file.read(room) {
-                Ok(0) => break,
-                Ok(n) => len = len.saturating_add(n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let bytes = buf.get(..len).unwrap_or_default();
-        let whole = len < buf.len();
-        // Places looked at in this read: all when it reached the end of the file.
-        let span = if whole { len } else { chunk };
-        let searched = bytes.get(..span).unwrap_or_default();
-        for i in memchr::memchr_iter(b'{', searched) {
-            let offset = at.saturating_add(i as u64);
-            if offset >= range.end {
-                return Ok(None);
-            }
-            if looks_like_resource(bytes.get(i..).unwrap_or_default()) {
-                return Ok(Some(offset));
-            }
-        }
-        if whole {
-            return Ok(None);
-        }
-        at = at.saturating_add(chunk as u64);
-        file.seek(SeekFrom::Start(at))?;
-    }
-    Ok(None)
-}
 
 /// A part read: where it started (`None`: nothing there looked like a resource), what its
 /// instances made, and how its walk ended.
@@ -156,7 +57,7 @@ struct Gate {
 
 /// What every part's reader shares.
 struct Shared<'s, I, F, M> {
-    path: &'s Path,
+    source: &'s dyn PartSource,
     reader_options: &'s ReaderOptions,
     set: &'s SchemaSet,
     options: &'s DecodeOptions,
@@ -166,22 +67,6 @@ struct Shared<'s, I, F, M> {
 }
 
 impl<I, F, M> Shared<'_, I, F, M> {
-    /// The options of a part's reader: reads of at most [`PART_READ_BYTES`].
-    fn part_options(&self) -> ReaderOptions {
-        let read_size = self.reader_options.read_size.min(PART_READ_BYTES);
-        self.reader_options.clone().with_read_size(read_size)
-    }
-
-    /// The state file, at `offset`.
-    fn open_at(&self, offset: u64) -> Result<File, StateError> {
-        let fail = |e: std::io::Error| {
-            StateError::at("", Some(offset), format_args!("reading the state: {e}"))
-        };
-        let mut file = File::open(self.path).map_err(fail)?;
-        file.seek(SeekFrom::Start(offset)).map_err(fail)?;
-        Ok(file)
-    }
-
     /// Reads part `k` of `parts`.
     fn read_part<A, B>(&self, k: usize, parts: &[Range<u64>]) -> PartDone<B>
     where
@@ -193,15 +78,7 @@ impl<I, F, M> Shared<'_, I, F, M> {
         let stop_at = parts.get(k.saturating_add(1)).map(|next| next.start);
         let start = match k {
             0 => Ok(Some(0)),
-            _ => (self.open_at(range.start)).and_then(|mut file| {
-                first_resource(&mut file, range.clone()).map_err(|e| {
-                    StateError::at(
-                        "",
-                        Some(range.start),
-                        format_args!("reading the state: {e}"),
-                    )
-                })
-            }),
+            _ => self.source.first_resource(range.clone()),
         };
         let start = match start {
             Ok(Some(start)) => start,
@@ -228,15 +105,15 @@ impl<I, F, M> Shared<'_, I, F, M> {
             },
         };
         let mut acc = (self.init)();
-        let walked = self.open_at(start).and_then(|file| {
-            StateReader::with_options(file, self.part_options()).walk_part(
-                self.set,
-                self.options,
-                from,
-                stop_at,
-                |item, outcome| (self.fold)(&mut acc, item, outcome),
-            )
-        });
+        let walked = self.source.walk(
+            start,
+            from,
+            stop_at,
+            self.reader_options,
+            self.set,
+            self.options,
+            &mut |item, outcome| (self.fold)(&mut acc, item, outcome),
+        );
         PartDone {
             start: Some(start),
             made: Some((self.map)(acc)),
@@ -264,14 +141,15 @@ impl<I, F, M> Shared<'_, I, F, M> {
             0 => PartStart::File,
             _ => PartStart::Resource { offset, index },
         };
-        let file = self.open_at(offset)?;
         let (mut acc, mut n) = ((self.init)(), 0usize);
-        let walked = StateReader::with_options(file, self.part_options()).walk_part(
-            self.set,
-            self.options,
+        let walked = self.source.walk(
+            offset,
             from,
             stop_at,
-            |item, outcome| {
+            self.reader_options,
+            self.set,
+            self.options,
+            &mut |item, outcome| {
                 (self.fold)(&mut acc, item, outcome);
                 n = n.saturating_add(1);
                 if n >= FALLBACK_RUN {
@@ -364,7 +242,7 @@ impl StateReader<File> {
         init: I,
         fold: F,
         map: M,
-        mut sink: S,
+        sink: S,
     ) -> Result<Summary, StateError>
     where
         B: Send,
@@ -373,8 +251,17 @@ impl StateReader<File> {
         M: Fn(A) -> B + Sync,
         S: FnMut(B),
     {
+        let source = FileSource(path);
+        let file = source.open_at(0)?;
+        let size = file.metadata().map_or(0, |m| m.len());
+        let parts = parts(size, jobs, reader_options.part_bytes);
+        if jobs <= 1 || parts.len() < 2 {
+            let reader = StateReader::with_options(file, reader_options);
+            return reader.visit_parallel_map(set, options, jobs, init, fold, map, sink);
+        }
+        drop(file);
         let shared = Shared {
-            path,
+            source: &source,
             reader_options: &reader_options,
             set,
             options,
@@ -382,17 +269,113 @@ impl StateReader<File> {
             fold,
             map,
         };
-        let file = shared.open_at(0)?;
-        let size = file.metadata().map_or(0, |m| m.len());
+        visit_parts(&shared, &parts, jobs, sink)
+    }
+}
+
+impl StateReader<io::Empty> {
+    /// [`StateReader::visit_file_parallel`] for a state in memory (a file mapped, say):
+    /// the same parts, instances, order and error, each part read in place, with no copy
+    /// (a file's parts are read through reads of their own). `release`, when given, is told
+    /// the ranges of bytes no part will read again, in order from the start, as
+    /// [`StateReader::with_release`] is: by the calling thread as the parts are handed on,
+    /// [`RELEASE_STEP`](super::RELEASE_STEP) bytes or more at a time, and the rest at the
+    /// end. A state of less
+    /// than two parts, or `jobs` 1, is read by [`StateReader::visit_parallel_map`] of
+    /// [`StateReader::in_memory`].
+    ///
+    /// ```
+    /// use std::ops::Range;
+    /// use std::sync::{Arc, Mutex};
+    /// use tfwire::state::{ReaderOptions, SchemaSet, StateReader};
+    /// use tfwire::DecodeOptions;
+    ///
+    /// let resource = |name: &str| format!(r#"{{"mode":"managed","type":"t","name":"{name}",
+    ///   "provider":"provider.t","instances":[{{"attributes":{{}}}}]}}"#);
+    /// let names: Vec<String> = (0..40).map(|k| format!("r{k}")).collect();
+    /// let resources: Vec<String> = names.iter().map(|n| resource(n)).collect();
+    /// let text = format!(r#"{{"version":4,"resources":[{}]}}"#, resources.join(","));
+    /// let released = Arc::new(Mutex::new(Vec::<Range<usize>>::new()));
+    /// let told = Arc::clone(&released);
+    /// let release = move |range: Range<usize>| told.lock().unwrap().push(range);
+    /// let mut lines = Vec::new();
+    /// let summary = StateReader::visit_memory_parallel(
+    ///     text.clone().into_bytes(), Some(release),
+    ///     ReaderOptions::default().with_part_bytes(512), &SchemaSet::new(),
+    ///     &DecodeOptions::default(), 2,
+    ///     Vec::new,
+    ///     |names: &mut Vec<String>, item, _| names.push(item.address()),
+    ///     |names| names,
+    ///     |names| lines.extend(names),
+    /// )?;
+    /// let want: Vec<String> = names.iter().map(|n| format!("t.{n}")).collect();
+    /// assert_eq!((lines, summary.instances), (want, 40));
+    /// // The bytes told once read, in order, 8 MiB or more at a time (`RELEASE_STEP`), and
+    /// // the rest at the end: here all at the end.
+    /// assert_eq!(*released.lock().unwrap(), [0..text.len()]);
+    /// # Ok::<(), tfwire::state::StateError>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn visit_memory_parallel<T, R, A, B, I, F, M, S>(
+        bytes: T,
+        release: Option<R>,
+        reader_options: ReaderOptions,
+        set: &SchemaSet,
+        options: &DecodeOptions,
+        jobs: usize,
+        init: I,
+        fold: F,
+        map: M,
+        sink: S,
+    ) -> Result<Summary, StateError>
+    where
+        T: AsRef<[u8]> + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
+        R: Fn(Range<usize>) + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
+        B: Send,
+        I: Fn() -> A + Sync,
+        F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>) + Sync,
+        M: Fn(A) -> B + Sync,
+        S: FnMut(B),
+    {
+        let size = bytes.as_ref().len() as u64;
         let parts = parts(size, jobs, reader_options.part_bytes);
         if jobs <= 1 || parts.len() < 2 {
-            let reader = StateReader::with_options(file, reader_options.clone());
-            let Shared {
-                init, fold, map, ..
-            } = shared;
+            let mut reader = StateReader::in_memory_with_options(bytes, reader_options);
+            if let Some(release) = release {
+                reader = reader.with_release(release);
+            }
             return reader.visit_parallel_map(set, options, jobs, init, fold, map, sink);
         }
-        drop(file);
+        let source = MemorySource::new(bytes, release);
+        let shared = Shared {
+            source: &source,
+            reader_options: &reader_options,
+            set,
+            options,
+            init,
+            fold,
+            map,
+        };
+        visit_parts(&shared, &parts, jobs, sink)
+    }
+}
+
+/// The parts of a state read on `jobs` threads, each handed to `sink` once the part before
+/// has confirmed it, else read again on the calling thread (the module docs).
+fn visit_parts<A, B, I, F, M, S>(
+    shared: &Shared<'_, I, F, M>,
+    parts: &[Range<u64>],
+    jobs: usize,
+    mut sink: S,
+) -> Result<Summary, StateError>
+where
+    B: Send,
+    I: Fn() -> A + Sync,
+    F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>) + Sync,
+    M: Fn(A) -> B + Sync,
+    S: FnMut(B),
+{
+    {
         let gate = (
             Mutex::new(Gate {
                 next: 0,
@@ -406,7 +389,7 @@ impl StateReader<File> {
         thread::scope(|scope| {
             let mut workers = Vec::with_capacity(jobs);
             for _ in 0..jobs {
-                let (gate, parts, shared, done_tx) = (&gate, &parts, &shared, done_tx.clone());
+                let (gate, done_tx) = (&gate, done_tx.clone());
                 workers.push(scope.spawn(move || loop {
                     let k = {
                         let Ok(mut g) = gate.0.lock() else { return };
@@ -472,6 +455,10 @@ impl StateReader<File> {
                         g.sunk = k.saturating_add(1);
                     }
                     gate.1.notify_all();
+                    // The parts before this one are read: no reader reads before its range
+                    // again (its walk, or the read of it here, starts where the part before
+                    // stopped, in it or after).
+                    shared.source.done_before(range.start);
                     let Some(at) = expected else { continue };
                     if at >= range.end {
                         // (The part before read on past this one.)
@@ -506,6 +493,7 @@ impl StateReader<File> {
                     let (summary, end) = shared.read_here(at, index, None, &mut sink)?;
                     total.add(summary, &end);
                 }
+                shared.source.done_before(u64::MAX);
                 total.finish()
             };
             let result = read();
@@ -518,42 +506,5 @@ impl StateReader<File> {
             }
             result
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parts_cover_the_file_in_order() {
-        let most = 1000;
-        let size = 100 * most as u64 + 7;
-        let p = parts(size, 2, most);
-        assert_eq!(p.len(), 101);
-        assert!(p.iter().all(|p| p.end - p.start <= most as u64));
-        assert_eq!(p.first().unwrap().start, 0);
-        assert_eq!(p.last().unwrap().end, size);
-        assert!(p.windows(2).all(|w| w[0].end == w[1].start));
-        assert_eq!(parts(2 * most as u64 - 1, 4, most).len(), 1);
-        // At least eight parts per job.
-        assert_eq!(parts(3 * most as u64, 4, most).len(), 32);
-        let empty = parts(0, 4, most);
-        assert_eq!((empty.len(), empty.first()), (1, Some(&(0..0))));
-        assert_eq!(parts(10, 4, 0).len(), 10);
-        assert_eq!(parts(10, 4, 1).len(), 10);
-    }
-
-    #[test]
-    fn a_resource_start_is_told_by_its_first_key() {
-        assert!(looks_like_resource(br#"{"mode":"managed"}"#));
-        assert!(looks_like_resource(b"{\n  \"mode\": \"data\","));
-        assert!(looks_like_resource(b"{\n      \"module\" : \"module.a\""));
-        assert!(!looks_like_resource(br#"{"mode":"other"}"#));
-        assert!(!looks_like_resource(br#"{"module":null}"#));
-        assert!(!looks_like_resource(br#"{"modes":1}"#));
-        assert!(!looks_like_resource(br#"{"type":"t","mode":"managed"}"#));
-        assert!(!looks_like_resource(br#"{"mode""#));
-        assert!(!looks_like_resource(b"{"));
     }
 }

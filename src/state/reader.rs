@@ -240,8 +240,8 @@ impl<R: Read> StateReader<R> {
         Ok(walk.summary)
     }
 
-    /// Reads a part of a state (`ranges.rs`): from `from` (the input is at that file
-    /// offset), until the first resource that starts at `stop_at` or after, decoding each
+    /// Reads a part of a state (`ranges.rs`): from `from` (a reader's input is at that file
+    /// offset; a state in memory holds the whole file), until the first resource that starts at `stop_at` or after, decoding each
     /// instance as [`StateReader::visit`] does. The walk's `version` is not required (it
     /// is the whole file's).
     pub(super) fn walk_part<F>(
@@ -258,7 +258,17 @@ impl<R: Read> StateReader<R> {
         let mut walk = match from {
             PartStart::File => Walk::new(true, Phase::Start),
             PartStart::Resource { offset, index } => {
-                self.base = offset;
+                match self.whole {
+                    // A state in memory is read in place from the offset, and released from
+                    // there (what is before it is another part's).
+                    Some(_) => {
+                        let at = usize::try_from(offset).unwrap_or(usize::MAX);
+                        self.start = at.min(self.end);
+                        self.released = self.start;
+                    }
+                    // A reader's input starts at the offset.
+                    None => self.base = offset,
+                }
                 let mut walk = Walk::new(true, Phase::Resources { first: true });
                 walk.resources_seen = true;
                 walk.summary.resources = index;

@@ -259,8 +259,8 @@ fn parallel_reader_agrees<R: Read + Send>(
     }
 }
 
-/// `visit_file_parallel` on two threads with parts of `part_bytes` or more gives
-/// `one_shot`'s instances (those before an error too) and error.
+/// `visit_file_parallel` and `visit_memory_parallel` on two threads with parts of
+/// `part_bytes` or more give `one_shot`'s instances (those before an error too) and error.
 fn parts_agree(
     set: &SchemaSet,
     text: &[u8],
@@ -273,36 +273,57 @@ fn parts_agree(
         std::thread::current().id()
     ));
     std::fs::write(&path, text).expect("a scratch file");
-    let mut lines = Vec::new();
     let options = ReaderOptions::default().with_part_bytes(part_bytes);
-    let parts = StateReader::visit_file_parallel(
+    let decode = DecodeOptions::default();
+    let (mut in_file, mut in_memory) = (Vec::new(), Vec::new());
+    let file = StateReader::visit_file_parallel(
         &path,
-        options,
+        options.clone(),
         set,
-        &DecodeOptions::default(),
+        &decode,
         2,
         Vec::new,
-        |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+        push_line,
         |acc| acc,
-        |acc| lines.extend(acc),
-    )
-    .map(|_| lines.clone())
-    .map_err(|e| e.to_string());
+        |acc| in_file.extend(acc),
+    );
     let _ = std::fs::remove_file(&path);
-    match (&parts, one_shot) {
-        (Err(e), Err(want)) => {
-            assert_eq!(e, want, "visit_file_parallel's error differs");
-            let mut before = Vec::new();
-            let _ = StateReader::new(text).visit(set, &DecodeOptions::default(), |item, o| {
-                before.push(line(item, o))
-            });
-            assert_eq!(
-                lines, before,
-                "visit_file_parallel's instances before the error differ"
-            );
+    let memory = StateReader::visit_memory_parallel(
+        text.to_vec(),
+        None::<fn(std::ops::Range<usize>)>,
+        options,
+        set,
+        &decode,
+        2,
+        Vec::new,
+        push_line,
+        |acc| acc,
+        |acc| in_memory.extend(acc),
+    );
+    for (engine, lines, read) in [
+        ("visit_file_parallel", in_file, file),
+        ("visit_memory_parallel", in_memory, memory),
+    ] {
+        let parts = read.map(|_| lines.clone()).map_err(|e| e.to_string());
+        match (&parts, one_shot) {
+            (Err(e), Err(want)) => {
+                assert_eq!(e, want, "{engine}'s error differs");
+                let mut before = Vec::new();
+                let _ = StateReader::new(text)
+                    .visit(set, &decode, |item, o| before.push(line(item, o)));
+                assert_eq!(
+                    lines, before,
+                    "{engine}'s instances before the error differ"
+                );
+            }
+            _ => assert_eq!(&parts, one_shot, "{engine} differs"),
         }
-        _ => assert_eq!(&parts, one_shot, "visit_file_parallel differs"),
     }
+}
+
+/// [`line`] of an instance, added to `lines`.
+fn push_line(lines: &mut Vec<String>, item: tfwire::state::InstanceRef<'_, '_>, o: &Outcome<'_>) {
+    lines.push(line(item, o));
 }
 
 /// Whether any JSON object in `text` (valid JSON) has a key twice.
