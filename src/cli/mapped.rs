@@ -1,5 +1,5 @@
-//! State files (`tfwire state` with one job) and schema documents read in place through a
-//! memory map: the kernel's copy of a large state into the reader's buffer was a third of
+//! State files (`tfwire state` with one job, or a large one read in parts) and schema
+//! documents read in place through a memory map: the kernel's copy of a large state into the reader's buffer was a third of
 //! the time of a run that steps over most of the file (`--type … --select …`), and reading
 //! 23 MB of documents a fifth of the start-up (F29 in `perf/optimizations.md`). A file is
 //! mapped only when it is a regular file of
@@ -75,13 +75,10 @@ impl Shared {
     /// For [`StateReader::with_release`](tfwire::state::StateReader::with_release): the
     /// pages of each range the reader is done with taken out of the process
     /// (`MADV_DONTNEED`), so that resident memory holds the part being read, not the whole
-    /// state (the file's pages stay in the page cache). For the readers of parts too
-    /// ([`StateReader::visit_memory_parallel`](tfwire::state::StateReader::visit_memory_parallel)):
-    /// a page one part's reader gives back while another still reads it (the page where
-    /// two parts meet) is read back by that one.
-    pub fn release(
-        &self,
-    ) -> impl Fn(Range<usize>) + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static {
+    /// state (the file's pages stay in the page cache). Also for a state read in parts
+    /// ([`StateReader::visit_memory_parallel`](tfwire::state::StateReader::visit_memory_parallel)),
+    /// which tells the bytes no part will read again.
+    pub fn release(&self) -> impl Fn(Range<usize>) + Send + Sync + UnwindSafe + RefUnwindSafe {
         let map = Arc::clone(&self.0);
         move |range| {
             // Whole pages only (the map starts at a page): the page a sequential reader is
@@ -89,10 +86,10 @@ impl Shared {
             let end = range.end & !(PAGE - 1);
             let start = range.start & !(PAGE - 1);
             // SAFETY: `MADV_DONTNEED` drops the range's page-table entries; the map is
-            // read-only and private and never written, so a page touched again — by any
-            // reader, on any thread — is read back from the file with the same bytes (the
-            // hazard of a file changed meanwhile is the map's own: `map`). The range lies in
-            // the map (the readers' ranges do, rounded down).
+            // read-only and private and never written, so a page touched again is read back
+            // from the file with the same bytes (the hazard of a file changed meanwhile is
+            // the map's own: `map`). The range lies in the map (the readers' ranges do,
+            // rounded down), and no reader reads before its end again.
             let _ = unsafe {
                 map.unchecked_advise_range(
                     memmap2::UncheckedAdvice::DontNeed,

@@ -427,11 +427,11 @@ fn stream_file(
         read
     } else if in_parts {
         // A large regular file: read in parts of its bytes on `jobs` threads, no thread
-        // walking it whole — in place when it is mapped, else each part through reads of its
+        // walking it whole; in place when it is mapped, else each part through reads of its
         // own (the parts' copies were most of what two jobs spent in the kernel beyond one:
-        // F52 in `perf/optimizations.md`) — (the bar advances by each run's attributes as the run is handed
-        // on — counted in the run, not in a counter the threads share: 1.3% of the time went
-        // to that counter's cache line — then by the rest of the file once it is read).
+        // F52 in `perf/optimizations.md`). The bar advances by each run's attributes as the
+        // run is handed on (counted in the run, not in a counter the threads share: 1.3% of
+        // the time went to that counter's cache line), then by the rest of the file.
         drop(file);
         // (Parts of 1 MiB: a part's lines wait for the part before; 0.334 s with two jobs on
         // the fleet workload's large state, against 0.353 s with parts of 8 MiB.)

@@ -101,7 +101,7 @@ pub enum Mode {
 
 impl Mode {
     /// The mode a state's `"mode"` names (`managed` or `data`); `None` for anything else.
-    pub(super) fn from_key(mode: &str) -> Option<Mode> {
+    fn from_key(mode: &str) -> Option<Mode> {
         match mode {
             "managed" => Some(Mode::Managed),
             "data" => Some(Mode::Data),

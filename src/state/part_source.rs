@@ -1,9 +1,10 @@
 //! Where the parts of a state read by `ranges.rs` come from: a file read by path
 //! ([`FileSource`]: each part through a handle of its own, 128 KiB reads) or a state in
-//! memory, a file mapped say ([`MemorySource`]: each part read in place, no copy, and its
-//! range released once read when the caller gives a release); the parts' ranges
-//! ([`parts`]) and the place in a part where its first resource seems to start
-//! (`looks_like_resource`, by the rule of `ranges.rs`'s docs).
+//! memory, a file mapped say ([`MemorySource`]: each part read in place, no copy; the bytes
+//! no part will read again told to the caller's release by the calling thread, in file
+//! order, 8 MiB or more at a time); the parts' ranges ([`parts`]) and the place in a part
+//! where its first resource seems to start (`looks_like_resource`, by the rule of
+//! `ranges.rs`'s docs).
 
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
@@ -11,6 +12,7 @@ use std::ops::Range;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::reader::{PartEnd, PartStart};
 use super::{
@@ -120,7 +122,10 @@ fn first_resource(file: &mut File, range: Range<u64>) -> std::io::Result<Option<
 }
 
 /// Where the first resource object seems to start in `range` of a state in memory, as
-/// `first_resource` finds it in a file.
+/// `first_resource` finds it in a file — but for a `{` followed by more than about 230
+/// bytes of whitespace among its first tokens, which the file's search, looking 256 bytes
+/// past a `{`, may not tell (harmless either way: a part's start counts only where the part
+/// before stopped).
 fn first_resource_in(bytes: &[u8], range: Range<u64>) -> Option<u64> {
     let start = usize::try_from(range.start).ok()?;
     let end = usize::try_from(range.end)
@@ -205,10 +210,10 @@ impl PartSource for FileSource<'_> {
     fn done_before(&self, _: u64) {}
 }
 
-/// A state in memory, what its ranges read are told to (`StateReader::with_release`), and
-/// how far they have been told.
+/// A state in memory (shared by the parts' readers, never copied), what is told the ranges
+/// no part will read again ([`PartSource::done_before`]), and how far they have been told.
 pub(super) struct MemorySource<T, R> {
-    bytes: T,
+    bytes: Arc<T>,
     release: Option<R>,
     released: AtomicUsize,
 }
@@ -216,20 +221,29 @@ pub(super) struct MemorySource<T, R> {
 impl<T, R> MemorySource<T, R> {
     pub(super) fn new(bytes: T, release: Option<R>) -> Self {
         MemorySource {
-            bytes,
+            bytes: Arc::new(bytes),
             release,
             released: AtomicUsize::new(0),
         }
     }
 }
 
+/// A part reader's view of a [`MemorySource`]'s bytes: the same bytes, not a copy.
+struct InPlace<T>(Arc<T>);
+
+impl<T: AsRef<[u8]>> AsRef<[u8]> for InPlace<T> {
+    fn as_ref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
 impl<T, R> PartSource for MemorySource<T, R>
 where
-    T: AsRef<[u8]> + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
-    R: Fn(Range<usize>) + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
+    T: AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
+    R: Fn(Range<usize>) + Send + Sync,
 {
     fn first_resource(&self, range: Range<u64>) -> Result<Option<u64>, StateError> {
-        Ok(first_resource_in(self.bytes.as_ref(), range))
+        Ok(first_resource_in((*self.bytes).as_ref(), range))
     }
 
     fn walk(
@@ -245,7 +259,8 @@ where
         // (No release of its own: a part's walk does not know when the bytes around its
         // ends are done with — the parts next to it read them too — so the calling thread
         // tells them, `done_before`.)
-        let reader = StateReader::in_memory_with_options(self.bytes.clone(), options.clone());
+        let bytes = InPlace(Arc::clone(&self.bytes));
+        let reader = StateReader::in_memory_with_options(bytes, options.clone());
         reader.walk_part(set, decode, from, stop_at, f)
     }
 
@@ -253,12 +268,12 @@ where
         let Some(release) = &self.release else { return };
         let done = usize::try_from(offset)
             .unwrap_or(usize::MAX)
-            .min(self.bytes.as_ref().len());
+            .min((*self.bytes).as_ref().len());
         // (A few large releases rather than one a part: each is a flush of the other
         // cores' TLBs — F52b in `perf/optimizations.md`.)
         let released = self.released.load(Ordering::Relaxed);
         if done.saturating_sub(released) >= RELEASE_STEP
-            || (done > released && done == self.bytes.as_ref().len())
+            || (done > released && done == (*self.bytes).as_ref().len())
         {
             release(released..done);
             self.released.store(done, Ordering::Relaxed);

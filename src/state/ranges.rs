@@ -275,14 +275,16 @@ impl StateReader<File> {
 
 impl StateReader<io::Empty> {
     /// [`StateReader::visit_file_parallel`] for a state in memory (a file mapped, say):
-    /// the same parts, instances, order and error, each part read in place, with no copy
-    /// (a file's parts are read through reads of their own). `release`, when given, is told
-    /// the ranges of bytes no part will read again, in order from the start, as
-    /// [`StateReader::with_release`] is: by the calling thread as the parts are handed on,
-    /// [`RELEASE_STEP`](super::RELEASE_STEP) bytes or more at a time, and the rest at the
-    /// end. A state of less
-    /// than two parts, or `jobs` 1, is read by [`StateReader::visit_parallel_map`] of
-    /// [`StateReader::in_memory`].
+    /// the same parts, instances and order, each part read in place, with no copy (a file's
+    /// parts are read through reads of their own), and the same error but for a unit over
+    /// [`ReaderOptions::max_unit_bytes`], which a state in memory reads as any other (as
+    /// [`StateReader::in_memory`] does). `release`, when given, is told the ranges of bytes
+    /// no part will read again, in order from the start, as [`StateReader::with_release`]
+    /// is: by the calling thread as the parts are handed on,
+    /// [`RELEASE_STEP`](super::RELEASE_STEP) bytes or more at a time, and the rest once the
+    /// read has succeeded. A state of less than two parts, or `jobs` 1, is read by
+    /// [`StateReader::visit_parallel_map`] of [`StateReader::in_memory`] with
+    /// [`StateReader::with_release`].
     ///
     /// ```
     /// use std::ops::Range;
@@ -329,8 +331,8 @@ impl StateReader<io::Empty> {
         sink: S,
     ) -> Result<Summary, StateError>
     where
-        T: AsRef<[u8]> + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
-        R: Fn(Range<usize>) + Clone + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
+        T: AsRef<[u8]> + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
+        R: Fn(Range<usize>) + Send + Sync + UnwindSafe + RefUnwindSafe + 'static,
         B: Send,
         I: Fn() -> A + Sync,
         F: Fn(&mut A, InstanceRef<'_, '_>, &Outcome<'_>) + Sync,

@@ -85,9 +85,10 @@ pub struct ReaderOptions {
     /// resource when it lists `instances` before its other keys; a top-level value other
     /// than `resources`. A larger one is a [`StateError`], never a larger buffer.
     pub max_unit_bytes: usize,
-    /// The most bytes of a part when one file is read in parts on several threads
-    /// ([`StateReader::visit_file_parallel`]; default 8 MiB): a file of less than two parts
-    /// is read as one stream.
+    /// The most bytes of a part when one file (or one state in memory) is read in parts on
+    /// several threads ([`StateReader::visit_file_parallel`],
+    /// [`StateReader::visit_memory_parallel`]; default 8 MiB): a state of less than two parts
+    /// is read as one.
     pub part_bytes: usize,
 }
 
@@ -241,9 +242,9 @@ impl<R: Read> StateReader<R> {
     }
 
     /// Reads a part of a state (`ranges.rs`): from `from` (a reader's input is at that file
-    /// offset; a state in memory holds the whole file), until the first resource that starts at `stop_at` or after, decoding each
-    /// instance as [`StateReader::visit`] does. The walk's `version` is not required (it
-    /// is the whole file's).
+    /// offset; a state in memory holds the whole file), until the first resource that starts
+    /// at `stop_at` or after, decoding each instance as [`StateReader::visit`] does. The
+    /// walk's `version` is not required (it is the whole file's).
     pub(super) fn walk_part<F>(
         mut self,
         set: &SchemaSet,

@@ -132,9 +132,13 @@ struct Header {
 /// `header`'s resource but for a plain name: the same bytes from the `{` to the name's
 /// opening quote, a plain string (`tokens::plain_string`), then the same bytes to the `[`.
 /// [`keys_in_order`] reads such a resource as it read `header`'s — the same keys and
-/// values, the name aside — since it reads only those bytes and reads them the same way
-/// wherever they are; `None` for anything else. (Two compares of the bytes of a resource
-/// of a run instead of a token at a time: a run's resources differ, mostly, by name.)
+/// values, the name aside — since what it decides on are those bytes, read the same way
+/// wherever they are, and the 32-byte blocks `plain_string` needs after each quote: those
+/// of the module, mode and type lie within the name's (which is read here), and the `each`
+/// value's within the bytes to the `[` (a kept provider token, at least `"provider.x"`,
+/// and `"instances":[` follow it); `None` for anything else. (Two compares of the bytes of
+/// a resource of a run instead of a token at a time: a run's resources differ, mostly, by
+/// name.)
 #[inline(always)]
 fn same_header(buf: &[u8], i: usize, header: Header) -> Option<usize> {
     let before_name = buf.get(header.open..=header.name)?;

@@ -277,7 +277,7 @@ fn terraforms_form_reads_as_the_general_loop_reads() {
 /// A part's walk stops before the first resource that starts at or after its stop, inside
 /// a run of resources not wanted as anywhere else (`Unit::unwanted_run` checks the stop
 /// before each resource it takes): whole and in small reads, at each resource's `{` and
-/// one byte after it.
+/// one byte after it, and in memory from a resource's offset.
 #[test]
 fn runs_stop_where_a_part_stops() {
     let mut servers = SchemaSet::new();
@@ -308,5 +308,33 @@ fn runs_stop_where_a_part_stops() {
                 assert_eq!(end.next, next, "{read_size} {stop}");
             }
         }
+    }
+    // In memory, from a resource's offset (the fifth, `f`, the run's first): a part read in
+    // place gives what the part streamed from there gives, offsets the file's.
+    let from = PartStart::Resource {
+        offset: offsets[4] as u64,
+        index: 4,
+    };
+    for (k, &at) in offsets.iter().enumerate().skip(5) {
+        fn part<R: std::io::Read>(
+            reader: StateReader<R>,
+            set: &SchemaSet,
+            from: PartStart,
+            stop: u64,
+        ) -> (crate::state::Summary, Option<u64>, bool) {
+            let decode = DecodeOptions::default();
+            let walked = reader.walk_part(set, &decode, from, Some(stop), |_, _| {});
+            let (summary, end) = walked.unwrap();
+            (summary, end.next, end.version_seen)
+        }
+        let memory = StateReader::in_memory(text.clone().into_bytes());
+        let in_memory = part(memory, &servers, from, at as u64);
+        let stream = StateReader::new(&text.as_bytes()[offsets[4]..]);
+        let streamed = part(stream, &servers, from, at as u64);
+        assert_eq!(in_memory, streamed, "{k}");
+        assert_eq!(
+            (in_memory.0.resources, in_memory.1),
+            (k as u64, Some(at as u64))
+        );
     }
 }
