@@ -147,13 +147,11 @@ pub(super) trait PartSource: Sync {
     /// like one.
     fn first_resource(&self, range: Range<u64>) -> Result<Option<u64>, StateError>;
 
-    /// Walks the state from `offset` (`from`: the file's start, or a resource there) to the
+    /// Walks the state from `from` (the file's start, or a resource at an offset) to the
     /// first resource that starts at `stop_at` or after, as `StateReader::walk_part` does,
     /// with reads of at most `read_size` where it reads.
-    #[allow(clippy::too_many_arguments)]
     fn walk(
         &self,
-        offset: u64,
         from: PartStart,
         stop_at: Option<u64>,
         options: &ReaderOptions,
@@ -193,7 +191,6 @@ impl PartSource for FileSource<'_> {
 
     fn walk(
         &self,
-        offset: u64,
         from: PartStart,
         stop_at: Option<u64>,
         options: &ReaderOptions,
@@ -201,6 +198,10 @@ impl PartSource for FileSource<'_> {
         decode: &DecodeOptions,
         f: &mut PartVisit<'_>,
     ) -> Result<(Summary, PartEnd), StateError> {
+        let offset = match from {
+            PartStart::File => 0,
+            PartStart::Resource { offset, .. } => offset,
+        };
         let read_size = options.read_size.min(PART_READ_BYTES);
         let options = options.clone().with_read_size(read_size);
         let file = self.open_at(offset)?;
@@ -248,7 +249,6 @@ where
 
     fn walk(
         &self,
-        _offset: u64,
         from: PartStart,
         stop_at: Option<u64>,
         options: &ReaderOptions,

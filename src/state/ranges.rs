@@ -106,7 +106,6 @@ impl<I, F, M> Shared<'_, I, F, M> {
         };
         let mut acc = (self.init)();
         let walked = self.source.walk(
-            start,
             from,
             stop_at,
             self.reader_options,
@@ -143,7 +142,6 @@ impl<I, F, M> Shared<'_, I, F, M> {
         };
         let (mut acc, mut n) = ((self.init)(), 0usize);
         let walked = self.source.walk(
-            offset,
             from,
             stop_at,
             self.reader_options,
