@@ -26,7 +26,7 @@ use bumpalo::Bump;
 
 use crate::decode::json::pairs::Inlined;
 use crate::decode::json::plain::{
-    boolean, dump_string, null, plain_integer, plain_string, skip_ws,
+    boolean, dump_string, null, plain_integer, plain_string, skip_ws, skip_ws_indented,
 };
 use crate::decode::json::tokens;
 use crate::limits::Limits;
@@ -318,7 +318,7 @@ impl Minify<'_, '_> {
     /// a run of the copy.
     #[inline(always)]
     fn ws(&mut self, i: usize) -> Option<usize> {
-        let next = skip_ws(self.buf, i);
+        let next = skip_ws_indented(self.buf, i);
         if next != i {
             self.flush(i)?;
             self.copied = next;

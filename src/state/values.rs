@@ -284,22 +284,25 @@ const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
 /// The end of the value at `at` when it is one of the small values an instance's other keys
 /// hold, read here without the validating skip's set-up (its counted scan and its stack cost
 /// hundreds of instructions a call: F38): a string without escapes (`private`, any length,
-/// its UTF-8 checked), or an array in compact form of such strings (`dependencies`, the
-/// empty `sensitive_attributes`); `None` for anything else, which the skip reads (and names,
+/// its UTF-8 checked), or an array of such strings (`dependencies`, the empty
+/// `sensitive_attributes`), compact or indented; `None` for anything else, which the skip reads (and names,
 /// if faulty). Both end with a closing byte, so no more input could extend them.
 #[inline(always)]
 fn plain_value_end(buf: &[u8], at: usize) -> Option<usize> {
     match buf.get(at)? {
         b'"' => plain_string(buf, at).map(|(_, end)| end),
         b'[' => {
-            let mut i = at.wrapping_add(1);
+            // (Whitespace between the tokens too: Terraform's indented states write
+            // `dependencies` one string a line.)
+            let mut i = tokens::ws(buf, at.wrapping_add(1));
             if buf.get(i) == Some(&b']') {
                 return Some(i.wrapping_add(1));
             }
             loop {
                 let (_, end) = plain_string(buf, i)?;
+                let end = tokens::ws(buf, end);
                 match buf.get(end)? {
-                    b',' => i = end.wrapping_add(1),
+                    b',' => i = tokens::ws(buf, end.wrapping_add(1)),
                     b']' => return Some(end.wrapping_add(1)),
                     _ => return None,
                 }
@@ -313,8 +316,8 @@ fn plain_value_end(buf: &[u8], at: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// The small values read without the skip end where the validating skip ends them; any
-    /// other value, or one faulty, cut or spaced out, is left to the skip.
+    /// The small values read without the skip end where the validating skip ends them, with
+    /// whitespace or without; any other value, or one faulty or cut, is left to the skip.
     #[test]
     fn plain_values_end_where_the_skip_ends_them() {
         let scratch = bumpalo::Bump::new();
@@ -327,6 +330,10 @@ mod tests {
             "[]",
             r#"["aws_vpc.main"]"#,
             r#"["aws_vpc.main","aws_subnet.a","data.aws_ami.x"]"#,
+            "[ ]",
+            r#"["a", "b"]"#,
+            "[\n  \"aws_vpc.main\",\n  \"aws_subnet.a\"\n]",
+            "[\r\n\t\"a\" ,\n\n \"b\" ]",
         ];
         for value in taken {
             let buf = format!("{value},\"next\":1}}");
@@ -342,9 +349,11 @@ mod tests {
             r#""a\"b""#,
             r#""a\u0041""#,
             "\"tab\t\"",
-            "[ ]",
-            r#"["a", "b"]"#,
             r#"["a",1]"#,
+            r#"["a" 1]"#,
+            "[\n  \"a\",\n]",
+            "[\n",
+            "[\"a\"\n",
             r#"["a",]"#,
             r#"[["a"]]"#,
             r#"["a""#,

@@ -5,7 +5,7 @@
 //! else (a fraction, a fault, …), and the reader then leaves the value to the general decode.
 
 use super::number::number;
-use super::scan::{literal, ws};
+use super::scan::{literal, ws, ws_indented};
 use super::string::{scan_string, unescape_into, ESCAPED, NON_ASCII};
 
 /// The position of the first byte at or after `i` that is not whitespace (the executor's
@@ -13,6 +13,12 @@ use super::string::{scan_string, unescape_into, ESCAPED, NON_ASCII};
 #[inline(always)]
 pub(crate) fn skip_ws(buf: &[u8], i: usize) -> usize {
     ws(buf, i)
+}
+
+/// [`skip_ws`] with an indentation's spaces counted inline (`scan.rs`'s `ws_indented`).
+#[inline(always)]
+pub(crate) fn skip_ws_indented(buf: &[u8], i: usize) -> usize {
+    ws_indented(buf, i)
 }
 
 /// The body of the string at `at` (`None` when no string starts there), and the position
