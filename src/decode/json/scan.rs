@@ -24,6 +24,34 @@ use crate::error::ErrorKind;
 /// newline and indentation) goes 32 bytes at a time.
 #[inline(always)]
 pub(super) fn ws(buf: &[u8], i: usize) -> usize {
+    ws_then::<false>(buf, i)
+}
+
+/// [`ws`] with an indentation's spaces counted inline (one 32-byte compare), [`ws_run`]
+/// called only for other whitespace: for the loops that mostly meet indented input once
+/// they meet whitespace at all (the straight DUMP's).
+#[inline(always)]
+pub(super) fn ws_indented(buf: &[u8], i: usize) -> usize {
+    ws_then::<true>(buf, i)
+}
+
+/// [`ws_run`] with the spaces of one 32-byte block counted inline first.
+#[inline(always)]
+fn spaces_inline(buf: &[u8], i: usize) -> usize {
+    if let Some(block) = buf.get(i..).and_then(|s| s.first_chunk::<BLOCK>()) {
+        // (At most 31 when not all are spaces.)
+        let end = i.wrapping_add(byte_mask(block, b' ').trailing_ones() as usize);
+        if buf.get(end).is_some_and(|&c| c > b' ') {
+            return end;
+        }
+    }
+    ws_run(buf, i)
+}
+
+/// [`ws`], a run of two or more whitespace bytes left to [`spaces_inline`] when `INLINE`,
+/// else to [`ws_run`] (from its second byte).
+#[inline(always)]
+fn ws_then<const INLINE: bool>(buf: &[u8], i: usize) -> usize {
     match buf.get(i) {
         Some(&c) if c > b' ' => i,
         None => i,
@@ -34,36 +62,8 @@ pub(super) fn ws(buf: &[u8], i: usize) -> usize {
             match buf.get(next) {
                 Some(&c) if c > b' ' => next,
                 None => next,
+                Some(_) if INLINE => spaces_inline(buf, next),
                 Some(_) => ws_run(buf, next),
-            }
-        }
-    }
-}
-
-/// [`ws`] with an indentation's spaces counted inline (one 32-byte compare): for the loops
-/// that mostly meet indented input once they meet whitespace at all (the straight DUMP's).
-#[inline(always)]
-pub(super) fn ws_indented(buf: &[u8], i: usize) -> usize {
-    match buf.get(i) {
-        Some(&c) if c > b' ' => i,
-        None => i,
-        Some(&c) if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') => i,
-        Some(_) => {
-            let next = i.wrapping_add(1);
-            match buf.get(next) {
-                Some(&c) if c > b' ' => next,
-                None => next,
-                Some(_) => {
-                    if let Some(block) = buf.get(next..).and_then(|s| s.first_chunk::<BLOCK>()) {
-                        // (At most 31 when not all are spaces.)
-                        let end =
-                            next.wrapping_add(byte_mask(block, b' ').trailing_ones() as usize);
-                        if buf.get(end).is_some_and(|&c| c > b' ') {
-                            return end;
-                        }
-                    }
-                    ws_run(buf, next)
-                }
             }
         }
     }
