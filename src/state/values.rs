@@ -285,8 +285,9 @@ const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
 /// hold, read here without the validating skip's set-up (its counted scan and its stack cost
 /// hundreds of instructions a call: F38): a string without escapes (`private`, any length,
 /// its UTF-8 checked), or an array of such strings (`dependencies`, the empty
-/// `sensitive_attributes`), compact or indented; `None` for anything else, which the skip reads (and names,
-/// if faulty). Both end with a closing byte, so no more input could extend them.
+/// `sensitive_attributes`), compact or indented; `None` for anything else, which the skip
+/// reads (and names, if faulty). Both end with a closing byte, so no more input could extend
+/// them.
 #[inline(always)]
 fn plain_value_end(buf: &[u8], at: usize) -> Option<usize> {
     match buf.get(at)? {
