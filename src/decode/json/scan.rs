@@ -28,8 +28,9 @@ pub(super) fn ws(buf: &[u8], i: usize) -> usize {
 }
 
 /// [`ws`] with an indentation's spaces counted inline (one 32-byte compare), [`ws_run`]
-/// called only for other whitespace: for the loops that mostly meet indented input once
-/// they meet whitespace at all (the straight DUMP's).
+/// called when those spaces do not end at a token (other whitespace after them, 32 or more
+/// of them, or fewer than 32 bytes left): for the loops that mostly meet indented input
+/// once they meet whitespace at all (the straight DUMP's).
 #[inline(always)]
 pub(super) fn ws_indented(buf: &[u8], i: usize) -> usize {
     ws_then::<true>(buf, i)
@@ -39,11 +40,13 @@ pub(super) fn ws_indented(buf: &[u8], i: usize) -> usize {
 #[inline(always)]
 fn spaces_inline(buf: &[u8], i: usize) -> usize {
     if let Some(block) = buf.get(i..).and_then(|s| s.first_chunk::<BLOCK>()) {
-        // (At most 31 when not all are spaces.)
+        // (At most 32, and `i + 32` is within `buf`.)
         let end = i.wrapping_add(byte_mask(block, b' ').trailing_ones() as usize);
         if buf.get(end).is_some_and(|&c| c > b' ') {
             return end;
         }
+        // (Whitespace other than a space, or the end: the run goes on from there.)
+        return ws_run(buf, end);
     }
     ws_run(buf, i)
 }
@@ -330,6 +333,22 @@ mod tests {
                     assert_eq!(ws(&text, i), want, "{text:?} {i}");
                     assert_eq!(ws_indented(&text, i), want, "{text:?} {i}");
                 }
+            }
+        }
+        // An indentation's spaces ending at a token, at whitespace, or at the end, inside
+        // one block and past it.
+        for text in [
+            format!("\n{}x", " ".repeat(31)),
+            format!("\n{}x", " ".repeat(32)),
+            format!("\n{}\n  x", " ".repeat(32)),
+            format!("\n{}\r\n x", " ".repeat(12)),
+            format!("\n{}", " ".repeat(40)),
+        ] {
+            let text = text.into_bytes();
+            for i in 0..=text.len() {
+                let want = ws_bytewise(&text, i);
+                assert_eq!(ws(&text, i), want, "{text:?} {i}");
+                assert_eq!(ws_indented(&text, i), want, "{text:?} {i}");
             }
         }
     }
