@@ -2,12 +2,18 @@
 //! throughput on the fleet's large state against its own on `aws_states` (one compact value),
 //! both from memory, with no schema and no output. A parser that only skips or tokenizes the
 //! state shows how much of the one-value rate a pretty-printed state of many small resources
-//! allows before any decode, DUMP or I/O.
+//! allows before any decode, DUMP or I/O. It also gives issue 22's figure for the large state:
+//! tfwire's validating skip against serde_json's `IgnoredAny` on the same bytes.
 //!
-//! Run: `python3 perf/fleet.py` (writes the state), then
-//! `TFWIRE_FLEET_STATE=/tmp/tfwire-fleet/large.tfstate cargo bench --bench state_parsers`.
-//! Prints one line per parser: MB/s on the state, on `aws_states`, and their ratio (medians
-//! of five runs). Skipped, saying so, when either input is absent.
+//! Run: `python3 perf/fleet_scan.py --build-only` (writes the state), then
+//! `TFWIRE_FLEET_STATE=/tmp/tfwire-fleet-scan/large.json cargo bench --bench state_parsers`.
+//! `TFWIRE_STATE_PARSERS=tfwire_skip,serde_json_skip` keeps only those parsers (names:
+//! `tfwire_skip`, `serde_json_skip`, `sonic_rs_skip`, `sonic_rs`, `simd_json`) and
+//! `TFWIRE_STATE_ROUNDS=N` sets the rounds (default 5). Each round times every parser once on
+//! each input, in turn, so that a machine's slow spell falls on all of them. Prints one line per
+//! parser: MB/s on the state, on `aws_states`, and their ratio (medians of the rounds), then
+//! the skip's ratio to `IgnoredAny` on each input (the median of the rounds' ratios). Skipped,
+//! saying so, when either input is absent.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -19,18 +25,13 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// MB/s of `parse` over `data`, `reps` parses per timed run, median of five runs.
+/// MB/s of one timed run of `parse` over `data`, `reps` parses in a row.
 fn rate(data: &[u8], reps: u32, parse: Parse) -> f64 {
-    let times = (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..reps {
-                parse(data);
-            }
-            t.elapsed().as_secs_f64() / f64::from(reps)
-        })
-        .collect();
-    data.len() as f64 / 1e6 / median(times)
+    let t = Instant::now();
+    for _ in 0..reps {
+        parse(data);
+    }
+    data.len() as f64 * f64::from(reps) / 1e6 / t.elapsed().as_secs_f64()
 }
 
 fn tfwire_skip(d: &[u8]) {
@@ -74,25 +75,72 @@ fn main() {
         );
         return;
     };
-    let parsers: [(&str, Parse); 5] = [
-        ("tfwire, validating skip (skip_json)", tfwire_skip),
-        ("serde_json, validating skip (IgnoredAny)", serde_skip),
-        ("sonic-rs, skip (get of a missing key)", sonic_skip),
-        ("sonic-rs, Value", sonic_value),
-        ("simd-json, tape", simd_tape),
+    let all: [(&str, &str, Parse); 5] = [
+        (
+            "tfwire_skip",
+            "tfwire, validating skip (skip_json)",
+            tfwire_skip,
+        ),
+        (
+            "serde_json_skip",
+            "serde_json, validating skip (IgnoredAny)",
+            serde_skip,
+        ),
+        (
+            "sonic_rs_skip",
+            "sonic-rs, skip (get of a missing key)",
+            sonic_skip,
+        ),
+        ("sonic_rs", "sonic-rs, Value", sonic_value),
+        ("simd_json", "simd-json, tape", simd_tape),
     ];
+    let wanted = std::env::var("TFWIRE_STATE_PARSERS").ok();
+    let parsers: Vec<_> = all
+        .into_iter()
+        .filter(|(id, _, _)| {
+            wanted
+                .as_deref()
+                .is_none_or(|w| w.split(',').any(|x| x == *id))
+        })
+        .collect();
+    let rounds: usize = std::env::var("TFWIRE_STATE_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(5);
     println!(
-        "{} ({:.0} MB) against aws_states ({:.2} MB), from memory:",
+        "{} ({:.0} MB) against aws_states ({:.2} MB), from memory, {rounds} interleaved rounds:",
         state.display(),
         state_bytes.len() as f64 / 1e6,
         value_bytes.len() as f64 / 1e6
     );
-    for (name, parse) in parsers {
-        let on_state = rate(&state_bytes, 1, parse);
-        let on_value = rate(&value_bytes, 50, parse);
+    // Rates by parser: (on the state, on aws_states), one entry a round.
+    let mut rates = vec![(Vec::new(), Vec::new()); parsers.len()];
+    for _ in 0..rounds {
+        for ((_, _, parse), (on_state, on_value)) in parsers.iter().zip(&mut rates) {
+            on_state.push(rate(&state_bytes, 1, *parse));
+            on_value.push(rate(&value_bytes, 50, *parse));
+        }
+    }
+    for ((_, name, _), (on_state, on_value)) in parsers.iter().zip(&rates) {
+        let (s, v) = (median(on_state.clone()), median(on_value.clone()));
         println!(
-            "{name}: state {on_state:.0} MB/s, aws_states {on_value:.0} MB/s, ratio {:.2}",
-            on_state / on_value
+            "{name}: state {s:.0} MB/s, aws_states {v:.0} MB/s, ratio {:.2}",
+            s / v
+        );
+    }
+    let by_id = |id: &str| {
+        parsers
+            .iter()
+            .position(|(p, _, _)| *p == id)
+            .and_then(|i| rates.get(i))
+    };
+    if let (Some(ours), Some(theirs)) = (by_id("tfwire_skip"), by_id("serde_json_skip")) {
+        let per_round =
+            |a: &[f64], b: &[f64]| median(a.iter().zip(b).map(|(x, y)| x / y).collect());
+        println!(
+            "skip_json / IgnoredAny: state {:.2}x, aws_states {:.2}x",
+            per_round(&ours.0, &theirs.0),
+            per_round(&ours.1, &theirs.1)
         );
     }
 }

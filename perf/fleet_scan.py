@@ -28,8 +28,14 @@ with every other: no state Terraform writes looks like that), which the figures 
 With `--parquet` (a binary built with `--features bench,parquet`), also `--format parquet`
 on the large state with --jobs 1 and 2 (issue 23's figures against the NDJSON run).
 
+With `--codec`, also issue 22's figures of one value at a time, once a round in the same run
+(`perf/codec_figures.py`: the projection and the skips in `tfwire bench`, and the skip on the
+large state in `benches/state_parsers.rs`), so that every figure of the issue comes from one
+run.
+
 Usage: perf/fleet_scan.py [--out DIR] [--large-mb M] [--files N] [--file-mb F] [--rounds R]
-                          [--order terraform|random] [--parquet] [--reuse] [--build-only]
+                          [--order terraform|random] [--parquet] [--codec] [--reuse]
+                          [--build-only]
 after `cargo build --release --features bench`. Prints a Markdown report on stdout (record
 it in perf/results/DATE.md). Data: ../shared/corpus (SOURCES.md names each file's source and
 license); the states built are not kept in the repository.
@@ -39,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fleet import TFWIRE, corpus_states, schema_docs  # noqa: E402
+import codec_figures  # noqa: E402
 
 COMPACT = (",", ":")
 
@@ -119,6 +126,8 @@ def main():
                     help="resources sorted as Terraform writes them, or in the order picked")
     ap.add_argument("--parquet", action="store_true",
                     help="also --format parquet on the large state (--features parquet)")
+    ap.add_argument("--codec", action="store_true",
+                    help="also the projection and skip figures, once a round (codec_figures.py)")
     ap.add_argument("--reuse", action="store_true",
                     help="keep the states OUT already holds (when built in the same --order)")
     ap.add_argument("--build-only", action="store_true", help="build the states, measure nothing")
@@ -181,6 +190,8 @@ def main():
             return float("nan")
 
     runs = {name: [] for name in cases}
+    parsers = codec_figures.state_parsers_exe() if a.codec else None
+    codec_rounds = []
     # The one-value decode once a round, just before the large state's --jobs 1 run.
     one_values = []
     for _ in range(a.rounds):
@@ -189,6 +200,8 @@ def main():
             if name == "large j1":
                 one_values.append(one_value_mbps())
             runs[name].append(timed(cmd))
+        if parsers:
+            codec_rounds.append(codec_figures.measure_round(TFWIRE, parsers, out / "large.json"))
     shutil.rmtree(tables, ignore_errors=True)
     one_value = median(one_values)
     size = {"large": os.path.getsize(out / "large.json"),
@@ -255,6 +268,9 @@ def main():
             and digests["large pretty j1"] == digests["large pretty j2"]
             and digests["files pretty j1"] == digests["files pretty j2"])
     print(f"| byte-identical output for every --jobs | {same} | yes |")
+    if codec_rounds:
+        print()
+        codec_figures.report(codec_rounds, median)
     if parquet_cases:
         print()
         print("| figure (issue 23) | measured | asked |")

@@ -1,0 +1,105 @@
+"""Issue 22's figures of one value at a time, measured inside `fleet_scan.py --codec` so that
+every figure of the issue comes from one run: once a fleet round,
+
+- `tfwire bench --only aws_instance --format msgpack` (tfwire's projection of
+  `aws_instance[*].id`, `.instance_type`, `.tags` against the bare skip walk);
+- `tfwire bench --only aws_instance,aws_states --format json` (the projection against
+  sonic-rs's 3-field struct and tfwire's full decode; `skip_json` against serde_json's
+  `IgnoredAny`);
+- `benches/state_parsers.rs` (`skip_json` against `IgnoredAny` on the large state, from
+  memory), built once by `cargo bench --no-run`.
+
+Each of those is itself a median of interleaved rounds; the report gives, for each figure,
+the median of the fleet rounds' values and their range.
+"""
+import json, os, subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (figure, asked, how it is computed from one round's measurements)
+FIGURES = [
+    ("MessagePack projection / bare skip walk, aws_instance", "≥ 0.8×",
+     lambda m: m["msgpack"]["tfwire_project"] / m["msgpack"]["skip_walk"]),
+    ("JSON projection / sonic-rs 3-field struct, aws_instance", "≥ 2×",
+     lambda m: m["aws_instance"]["tfwire_project"] / m["aws_instance"]["sonic_rs_3field"]),
+    ("JSON projection / tfwire full decode, aws_instance", "≥ 1.5×",
+     lambda m: m["aws_instance"]["tfwire_project"] / m["aws_instance"]["tfwire"]),
+    ("JSON skip / serde_json IgnoredAny, aws_instance", "≥ 2×",
+     lambda m: m["aws_instance"]["tfwire_skip"] / m["aws_instance"]["serde_json_skip"]),
+    ("JSON skip / serde_json IgnoredAny, aws_states", "≥ 2×",
+     lambda m: m["aws_states"]["tfwire_skip"] / m["aws_states"]["serde_json_skip"]),
+    ("JSON skip / serde_json IgnoredAny, the large state", "≥ 2×",
+     lambda m: m["large"]["tfwire_skip"] / m["large"]["serde_json_skip"]),
+]
+
+
+def state_parsers_exe():
+    """Builds `benches/state_parsers.rs` (bench profile) and returns its executable."""
+    out = subprocess.run(["cargo", "bench", "--bench", "state_parsers", "--no-run",
+                          "--message-format=json"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg.get("executable") and \
+                msg["target"]["name"] == "state_parsers":
+            return msg["executable"]
+    raise SystemExit("codec_figures: cargo built no state_parsers executable")
+
+
+def bench(tfwire, fmt, only, contenders, rounds):
+    """`tfwire bench --json`: MB/s by contender, by workload."""
+    out = subprocess.run([str(tfwire), "bench", "--only", only, "--format", fmt, "--contenders",
+                          contenders, "--rounds", str(rounds), "--json"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    return {row["workload"]: row["mbps"] for row in json.loads(out)["rows"]}
+
+
+def large_skips(exe, large):
+    """`skip_json` and `IgnoredAny` MB/s on the large state (state_parsers, 5 rounds)."""
+    env = dict(os.environ, TFWIRE_FLEET_STATE=str(large),
+               TFWIRE_STATE_PARSERS="tfwire_skip,serde_json_skip", TFWIRE_STATE_ROUNDS="5")
+    out = subprocess.run([exe], cwd=ROOT, env=env, check=True, capture_output=True,
+                         text=True).stdout
+    rates = {}
+    for line in out.splitlines():
+        for name, key in (("(skip_json)", "tfwire_skip"), ("(IgnoredAny)", "serde_json_skip")):
+            if name in line and ": state " in line:
+                rates[key] = float(line.split(": state ")[1].split()[0])
+    if len(rates) != 2:
+        raise SystemExit(f"codec_figures: state_parsers printed no rates:\n{out}")
+    return rates
+
+
+def measure_round(tfwire, exe, large):
+    """One round of every codec measurement."""
+    m = {"msgpack": bench(tfwire, "msgpack", "aws_instance",
+                          "skip_walk,tfwire_skip,tfwire_project,tfwire", 15)["aws_instance"]}
+    m.update(bench(tfwire, "json", "aws_instance,aws_states",
+                   "tfwire,tfwire_skip,serde_json_skip,tfwire_project,sonic_rs_3field", 11))
+    m["large"] = large_skips(exe, large)
+    return m
+
+
+def report(rounds, median):
+    """Markdown: each round's MB/s, then each figure's median over the rounds."""
+    print("Codec rounds (MB/s; each a median of `tfwire bench`'s or state_parsers' own rounds):")
+    print()
+    print("| round | msgpack skip_walk | msgpack project | json aws_instance full / project / "
+          "sonic 3-field / skip / IgnoredAny | aws_states skip / IgnoredAny | large skip / "
+          "IgnoredAny |")
+    print("|---:|---:|---:|---|---|---|")
+    for i, m in enumerate(rounds, 1):
+        j, s, g = m["aws_instance"], m["aws_states"], m["large"]
+        print(f"| {i} | {m['msgpack']['skip_walk']:.0f} | {m['msgpack']['tfwire_project']:.0f} | "
+              f"{j['tfwire']:.0f} / {j['tfwire_project']:.0f} / {j['sonic_rs_3field']:.0f} / "
+              f"{j['tfwire_skip']:.0f} / {j['serde_json_skip']:.0f} | "
+              f"{s['tfwire_skip']:.0f} / {s['serde_json_skip']:.0f} | "
+              f"{g['tfwire_skip']:.0f} / {g['serde_json_skip']:.0f} |")
+    print()
+    print("| figure (issue 22) | median of rounds (range) | asked |")
+    print("|---|---:|---:|")
+    for name, asked, f in FIGURES:
+        values = [f(m) for m in rounds]
+        print(f"| {name} | {median(values):.2f}× ({min(values):.2f}–{max(values):.2f}) | "
+              f"{asked} |")
