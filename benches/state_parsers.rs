@@ -1,19 +1,22 @@
 //! Where 0.6× of the one-value decode lies for a state file (issue 11): each peer parser's
-//! throughput on the fleet's large state against its own on `aws_states` (one compact value),
+//! throughput on a fleet's large state against its own on `aws_states` (one compact value),
 //! both from memory, with no schema and no output. A parser that only skips or tokenizes the
-//! state shows how much of the one-value rate a pretty-printed state of many small resources
-//! allows before any decode, DUMP or I/O. It also gives issue 22's figure for the large state:
-//! tfwire's validating skip against serde_json's `IgnoredAny` on the same bytes.
+//! state shows how much of the one-value rate a state of many small resources allows before
+//! any decode, DUMP or I/O (`large.pretty.json` for Terraform's indented form). It also gives
+//! issue 22's figure for the large state: tfwire's validating skip against serde_json's
+//! `IgnoredAny` on the same bytes.
 //!
-//! Run: `python3 perf/fleet_scan.py --build-only` (writes the state), then
-//! `TFWIRE_FLEET_STATE=/tmp/tfwire-fleet-scan/large.json cargo bench --bench state_parsers`.
-//! `TFWIRE_STATE_PARSERS=tfwire_skip,serde_json_skip` keeps only those parsers (names:
-//! `tfwire_skip`, `serde_json_skip`, `sonic_rs_skip`, `sonic_rs`, `simd_json`) and
-//! `TFWIRE_STATE_ROUNDS=N` sets the rounds (default 5). Each round times every parser once on
-//! each input, in turn, so that a machine's slow spell falls on all of them. Prints one line per
-//! parser: MB/s on the state, on `aws_states`, and their ratio (medians of the rounds), then
-//! the skip's ratio to `IgnoredAny` on each input (the median of the rounds' ratios). Skipped,
-//! saying so, when either input is absent.
+//! Run: `python3 perf/fleet_scan.py --build-only` (writes `/tmp/tfwire-fleet-scan/large.json`,
+//! the default input; `TFWIRE_FLEET_STATE=FILE` names another), then `cargo bench --bench
+//! state_parsers`. `TFWIRE_STATE_PARSERS=tfwire_skip,serde_json_skip` keeps only those
+//! parsers (names: `tfwire_skip`, `serde_json_skip`, `sonic_rs_skip`, `sonic_rs`, `simd_json`;
+//! any other is refused) and `TFWIRE_STATE_ROUNDS=N` sets the rounds (at least 1, default 5).
+//! Each round times every parser once on each input, in turn, so that a machine's slow spell
+//! falls on all of them. Prints one line per parser, its name first: MB/s on the state, on
+//! `aws_states`, and their ratio (medians of the rounds); then, when both skips ran, the
+//! skip's ratio to `IgnoredAny` on each input (the median of the rounds' ratios;
+//! `perf/codec_figures.py` reads that line and the skips' MB/s). Skipped, saying so, when
+//! either input is absent.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -62,14 +65,14 @@ fn simd_tape(d: &[u8]) {
 fn main() {
     let state = std::env::var_os("TFWIRE_FLEET_STATE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/tmp/tfwire-fleet/large.tfstate"));
+        .unwrap_or_else(|| PathBuf::from("/tmp/tfwire-fleet-scan/large.json"));
     let shared = std::env::var_os("TFWIRE_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     let value = shared.join("workloads/aws_states/value.json");
     let (Ok(state_bytes), Ok(value_bytes)) = (std::fs::read(&state), std::fs::read(&value)) else {
         eprintln!(
-            "state_parsers: skipped ({} or {} is absent; run perf/fleet.py)",
+            "state_parsers: skipped ({} or {} is absent; run perf/fleet_scan.py --build-only)",
             state.display(),
             value.display()
         );
@@ -94,18 +97,28 @@ fn main() {
         ("sonic_rs", "sonic-rs, Value", sonic_value),
         ("simd_json", "simd-json, tape", simd_tape),
     ];
-    let wanted = std::env::var("TFWIRE_STATE_PARSERS").ok();
+    let wanted: Option<Vec<String>> = std::env::var("TFWIRE_STATE_PARSERS")
+        .ok()
+        .map(|w| w.split(',').map(|x| x.trim().to_owned()).collect());
+    if let Some(unknown) = wanted
+        .iter()
+        .flatten()
+        .find(|x| !all.iter().any(|(id, _, _)| id == x))
+    {
+        eprintln!(
+            "state_parsers: no parser {unknown:?} (TFWIRE_STATE_PARSERS names: {})",
+            all.map(|(id, _, _)| id).join(", ")
+        );
+        std::process::exit(2);
+    }
     let parsers: Vec<_> = all
         .into_iter()
-        .filter(|(id, _, _)| {
-            wanted
-                .as_deref()
-                .is_none_or(|w| w.split(',').any(|x| x == *id))
-        })
+        .filter(|(id, _, _)| wanted.as_ref().is_none_or(|w| w.iter().any(|x| x == id)))
         .collect();
     let rounds: usize = std::env::var("TFWIRE_STATE_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
+        .filter(|&r| r > 0)
         .unwrap_or(5);
     println!(
         "{} ({:.0} MB) against aws_states ({:.2} MB), from memory, {rounds} interleaved rounds:",
@@ -121,10 +134,10 @@ fn main() {
             on_value.push(rate(&value_bytes, 50, *parse));
         }
     }
-    for ((_, name, _), (on_state, on_value)) in parsers.iter().zip(&rates) {
+    for ((id, name, _), (on_state, on_value)) in parsers.iter().zip(&rates) {
         let (s, v) = (median(on_state.clone()), median(on_value.clone()));
         println!(
-            "{name}: state {s:.0} MB/s, aws_states {v:.0} MB/s, ratio {:.2}",
+            "{id}: state {s:.0} MB/s, aws_states {v:.0} MB/s, ratio {:.2} ({name})",
             s / v
         );
     }
