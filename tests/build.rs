@@ -69,11 +69,11 @@ fn error<'a>(program: &'a Program, bump: &'a Bump, part: impl Part<'a>) -> Build
     program.builder(bump).build(part).unwrap_err()
 }
 
-#[path = "build/values.rs"]
-mod values;
 #[path = "build/positions.rs"]
 mod positions;
-#[path = "build/sets.rs"]
-mod sets;
 #[path = "build/rebuilt.rs"]
 mod rebuilt;
+#[path = "build/sets.rs"]
+mod sets;
+#[path = "build/values.rs"]
+mod values;

@@ -24,9 +24,9 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
 }
 
-#[path = "cli/decode.rs"]
-mod decode;
 #[path = "cli/commands.rs"]
 mod commands;
+#[path = "cli/decode.rs"]
+mod decode;
 #[path = "cli/streams.rs"]
 mod streams;

@@ -124,11 +124,11 @@ fn eof() {
     ]);
 }
 
-#[path = "json_errors/syntax.rs"]
-mod syntax;
-#[path = "json_errors/structure.rs"]
-mod structure;
 #[path = "json_errors/data.rs"]
 mod data;
 #[path = "json_errors/limits.rs"]
 mod limits;
+#[path = "json_errors/structure.rs"]
+mod structure;
+#[path = "json_errors/syntax.rs"]
+mod syntax;

@@ -44,13 +44,13 @@ fn with_value(ty: &str, input: &str, check: impl FnOnce(&Program, Value<'_>)) {
     check(&p, v);
 }
 
-#[path = "json_spec/scalars.rs"]
-mod scalars;
+#[path = "json_spec/blocks.rs"]
+mod blocks;
 #[path = "json_spec/collections.rs"]
 mod collections;
 #[path = "json_spec/dynamic.rs"]
 mod dynamic;
-#[path = "json_spec/blocks.rs"]
-mod blocks;
+#[path = "json_spec/scalars.rs"]
+mod scalars;
 #[path = "json_spec/vectors.rs"]
 mod vectors;

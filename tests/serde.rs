@@ -106,11 +106,11 @@ fn state_files() -> Vec<PathBuf> {
     states
 }
 
-#[path = "serde/serialize.rs"]
-mod serialize;
-#[path = "serde/deserialize.rs"]
-mod deserialize;
 #[path = "serde/acceptance.rs"]
 mod acceptance;
 #[path = "serde/agreement.rs"]
 mod agreement;
+#[path = "serde/deserialize.rs"]
+mod deserialize;
+#[path = "serde/serialize.rs"]
+mod serialize;

@@ -162,9 +162,9 @@ fn stderr(out: &Output) -> String {
     common::stderr_timeless(out)
 }
 
-#[path = "state/envelope.rs"]
-mod envelope;
 #[path = "state/cli.rs"]
 mod cli;
 #[path = "state/corpus.rs"]
 mod corpus;
+#[path = "state/envelope.rs"]
+mod envelope;

@@ -127,7 +127,7 @@ fn one_thread(
     (lines, summary)
 }
 
-#[path = "state_parallel/visits.rs"]
-mod visits;
 #[path = "state_parallel/parts.rs"]
 mod parts;
+#[path = "state_parallel/visits.rs"]
+mod visits;
