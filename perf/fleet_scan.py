@@ -33,9 +33,13 @@ With `--codec`, also issue 22's figures of one value at a time, once a round in 
 large state in `benches/state_parsers.rs`), so that every figure of the issue comes from one
 run.
 
+With `--syscalls`, also one more run of each compact --jobs 1 and --jobs 2 command under
+`perf stat -e page-faults,...` and one under `strace -f -c` (`perf/syscall_counts.py`): page
+faults, context switches and system calls by name beside the timed rounds' system time.
+
 Usage: perf/fleet_scan.py [--out DIR] [--large-mb M] [--files N] [--file-mb F] [--rounds R]
-                          [--order terraform|random] [--parquet] [--codec] [--reuse]
-                          [--build-only]
+                          [--order terraform|random] [--parquet] [--codec] [--syscalls]
+                          [--reuse] [--build-only]
 after `cargo build --release --features bench`. Prints a Markdown report on stdout (record
 it in perf/results/DATE.md). Data: ../shared/corpus (SOURCES.md names each file's source and
 license); the states built are not kept in the repository.
@@ -46,6 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fleet import TFWIRE, corpus_states, schema_docs  # noqa: E402
 import codec_figures  # noqa: E402
+import syscall_counts  # noqa: E402
 
 COMPACT = (",", ":")
 
@@ -128,6 +133,8 @@ def main():
                     help="also --format parquet on the large state (--features parquet)")
     ap.add_argument("--codec", action="store_true",
                     help="also the projection and skip figures, once a round (codec_figures.py)")
+    ap.add_argument("--syscalls", action="store_true",
+                    help="also page faults (perf stat) and system calls (strace -f -c), one run each")
     ap.add_argument("--reuse", action="store_true",
                     help="keep the states OUT already holds (when built in the same --order)")
     ap.add_argument("--build-only", action="store_true", help="build the states, measure nothing")
@@ -203,6 +210,8 @@ def main():
         if parsers:
             codec_rounds.append(codec_figures.measure_round(TFWIRE, parsers, out / "large.json"))
     shutil.rmtree(tables, ignore_errors=True)
+    counted = ("large j1", "large j2", "files j1", "files j2")
+    syscalls = syscall_counts.measure({n: cases[n] for n in counted}) if a.syscalls else None
     one_value = median(one_values)
     size = {"large": os.path.getsize(out / "large.json"),
             "large pretty": os.path.getsize(out / "large.pretty.json"),
@@ -268,6 +277,9 @@ def main():
             and digests["large pretty j1"] == digests["large pretty j2"]
             and digests["files pretty j1"] == digests["files pretty j2"])
     print(f"| byte-identical output for every --jobs | {same} | yes |")
+    if syscalls:
+        print()
+        syscall_counts.report(syscalls, {n: med[n]["sys"] for n in counted})
     if codec_rounds:
         print()
         codec_figures.report(codec_rounds, median)
