@@ -2,8 +2,9 @@
 //! `perf/workloads/`): one criterion group per workload, `Throughput::Bytes`, tfwire and every
 //! msgpack peer in the same group: `rmpv::decode::read_value_ref` (zero-copy untyped tree),
 //! `rmpv::decode::read_value` (owned tree), rmp-serde into `rmpv::Value`, and the bare
-//! skip-walk (`src/cli/skip_walk.rs`: finds the value's end, builds and checks nothing).
-//! tfwire has no skip-only pass of its own: its one mode types and builds. On the
+//! skip-walk (`src/cli/skip_walk.rs`: finds the value's end, builds and checks nothing),
+//! beside tfwire's own validating skip (`tfwire::skip_msgpack`: headers, lengths and the UTF-8
+//! of every string checked, nothing built). On the
 //! `aws_instance` workload also the typed peer (`src/cli/typed_peers.rs`): rmp-serde into
 //! `#[derive(Deserialize)]` structs of aws_instance, checked once against the input's untyped
 //! tree first.
@@ -44,6 +45,13 @@ fn bench(c: &mut Criterion) {
                 "skip_walk",
                 Box::new(|| {
                     assert_eq!(skip_walk::skip_walk(black_box(input)), Some(input.len()));
+                }),
+            ),
+            (
+                "tfwire_skip",
+                Box::new(|| {
+                    let n = tfwire::skip_msgpack(black_box(input)).expect("skips");
+                    assert_eq!(n, input.len());
                 }),
             ),
             (

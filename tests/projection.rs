@@ -11,12 +11,15 @@ mod reference;
 #[path = "support/rng.rs"]
 mod rng;
 
+use std::collections::BTreeMap;
+
 use bumpalo::Bump;
+use serde::Deserialize;
 use tfwire::schema::Selection;
-use tfwire::{dump, Program, Type};
+use tfwire::{dump, from_typed, Program, Type};
 
 use cases::{case_dirs, case_program, for_each_case, read_bytes};
-use reference::project::{render, same_selected, selection_paths, Step};
+use reference::project::{compare, render, same_selected, selection_paths, Step};
 use rng::Rng;
 
 fn projected(ty: &str, paths: &[&str]) -> Result<String, String> {
@@ -243,9 +246,14 @@ fn a_projected_decode_steps_over_the_rest() {
     );
 }
 
+/// Inputs changed by one byte, per case, selection and encoding.
+const MUTATIONS: usize = 4;
+
 /// Random selections of each case's selection paths (attributes, `[*]`, `[N]`, map keys):
 /// the projected decode of its MessagePack and (when it has one) JSON encoding equals its
-/// full decode restricted to the paths.
+/// full decode restricted to the paths (`reference::project::compare`); so it does with a
+/// byte changed while the full decode accepts, and fails when the input is no longer
+/// well-formed by serde_json or `skip_msgpack`.
 #[test]
 fn projection_equals_the_full_decode_restricted() {
     let dirs = case_dirs(common::shared_dir("the shared conformance cases are not run").as_deref());
@@ -272,29 +280,16 @@ fn projection_equals_the_full_decode_restricted() {
                 .select(&selection)
                 .map_err(|e| format!("{chosen:?}: {e}"))?;
             for (format, input) in &inputs {
-                let bump = Bump::new();
-                let (a, b) = match *format {
-                    "msgpack" => (
-                        full.decode_msgpack(input, &bump),
-                        program.decode_msgpack(input, &bump),
-                    ),
-                    _ => (
-                        full.decode_json(input, &bump),
-                        program.decode_json(input, &bump),
-                    ),
-                };
-                let Ok(a) = a else {
-                    continue;
-                };
-                let b = b.map_err(|e| format!("{format} {chosen:?}: {e}"))?;
-                same_selected(
-                    full.root_type(),
-                    &steps,
-                    full.typed(a),
-                    program.typed(b),
-                    "",
-                )
-                .map_err(|e| format!("{format} {chosen:?}: {e}"))?;
+                let msgpack = *format == "msgpack";
+                compare(&full, &program, &steps, msgpack, input);
+                // The same with one byte changed, a few times: equal where the full decode
+                // still accepts, failing where the input is no longer well-formed.
+                for _ in 0..MUTATIONS.min(input.len()) {
+                    let mut bytes = input.clone();
+                    let at = rng.index(bytes.len());
+                    bytes[at] = rng.next() as u8;
+                    compare(&full, &program, &steps, msgpack, &bytes);
+                }
             }
         }
         Ok(())
@@ -449,4 +444,102 @@ fn paths_inside_dynamic_values_select_by_their_type() {
         dump::to_string(&program, value).unwrap(),
         r#"{"meta":null}"#
     );
+}
+
+/// One instance of the `aws_instance` workload as the issue's paths project it, for serde.
+#[derive(Debug, Deserialize, PartialEq)]
+struct Projected<'a> {
+    id: &'a str,
+    instance_type: &'a str,
+    #[serde(borrow)]
+    tags: Option<BTreeMap<&'a str, &'a str>>,
+    root_block_device: Vec<BTreeMap<&'a str, u32>>,
+    ebs_block_device: Vec<BTreeMap<&'a str, &'a str>>,
+}
+
+/// The issue's own paths on the repository's `aws_instance` workload (`perf/workloads/`: 711
+/// instances of a real aws schema, both encodings): `[*]`, `[0]` of a list block, a map key
+/// and a list block's attribute. The projected DUMP, exactly; the projection equals the full
+/// decode restricted to the paths; serde reads the projected value into a derived struct.
+#[test]
+fn the_issues_paths_on_the_aws_instance_workload() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("perf/workloads/aws_instance");
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let full = Program::from_schema_json(&String::from_utf8(read("schema.json")).unwrap()).unwrap();
+    let paths = [
+        "aws_instance[*].id",
+        "aws_instance[*].instance_type",
+        r#"aws_instance[*].tags["Name"]"#,
+        "aws_instance[*].root_block_device[0].volume_size",
+        "aws_instance[*].ebs_block_device[*].volume_id",
+    ];
+    let program = full.select(&Selection::parse(paths).unwrap()).unwrap();
+    let one = [
+        r#"{"ebs_block_device":[],"id":"i-0d3650a23f4e45dc0","instance_type":"t3.nano","root_block_device":[{"volume_size":8}],"tags":null}"#,
+        r#"{"ebs_block_device":[],"id":"i-07dbbae1c3fc4c194","instance_type":"t3.nano","root_block_device":[{"volume_size":8}],"tags":{"Name":"DEMO VM DESTROY ME - default"}}"#,
+        r#"{"ebs_block_device":[],"id":"i-002c7d44410fee60e","instance_type":"t3.micro","root_block_device":[{"volume_size":8}],"tags":{"Name":"HelloWorld"}}"#,
+    ]
+    .join(",");
+    let expected = format!(r#"{{"aws_instance":[{}]}}"#, vec![one; 237].join(","));
+    let attr = |name: &str| Step::Attr(name.into());
+    let each = |rest: Vec<Step>| [vec![attr("aws_instance"), Step::Every], rest].concat();
+    let steps = [
+        each(vec![attr("id")]),
+        each(vec![attr("instance_type")]),
+        each(vec![attr("tags"), Step::Key("Name".into())]),
+        each(vec![
+            attr("root_block_device"),
+            Step::Index(0),
+            attr("volume_size"),
+        ]),
+        each(vec![
+            attr("ebs_block_device"),
+            Step::Every,
+            attr("volume_id"),
+        ]),
+    ];
+    // (The reference's rendering of each path is the notation given above.)
+    for (p, s) in paths.iter().zip(&steps) {
+        assert_eq!(render(s), format!(".{p}"));
+    }
+    let steps: Vec<&[Step]> = steps.iter().map(Vec::as_slice).collect();
+    for (format, input) in [
+        ("msgpack", read("value.msgpack")),
+        ("json", read("value.json")),
+    ] {
+        let bump = Bump::new();
+        let (a, b) = match format {
+            "msgpack" => (
+                full.decode_msgpack(&input, &bump),
+                program.decode_msgpack(&input, &bump),
+            ),
+            _ => (
+                full.decode_json(&input, &bump),
+                program.decode_json(&input, &bump),
+            ),
+        };
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!(dump::to_string(&program, b).unwrap(), expected, "{format}");
+        same_selected(
+            full.root_type(),
+            &steps,
+            full.typed(a),
+            program.typed(b),
+            "",
+        )
+        .unwrap_or_else(|e| panic!("{format}: {e}"));
+        let typed: BTreeMap<&str, Vec<Projected>> = from_typed(program.typed(b)).unwrap();
+        let instances = &typed["aws_instance"];
+        assert_eq!(instances.len(), 711);
+        assert_eq!(
+            instances[1],
+            Projected {
+                id: "i-07dbbae1c3fc4c194",
+                instance_type: "t3.nano",
+                tags: Some(BTreeMap::from([("Name", "DEMO VM DESTROY ME - default")])),
+                root_block_device: vec![BTreeMap::from([("volume_size", 8)])],
+                ebs_block_device: vec![],
+            }
+        );
+    }
 }

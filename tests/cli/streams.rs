@@ -119,6 +119,29 @@ fn select_projects_type_and_decode() {
             String::new()
         )
     );
+    // Repeated, the paths add up.
+    let out = tfwire(
+        &[
+            "decode",
+            "-f",
+            "json",
+            "-t",
+            ty,
+            "--select",
+            "ebs[*].size",
+            "--select",
+            "id",
+        ],
+        Some(input),
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr)),
+        (
+            Some(0),
+            "{\"ebs\":[{\"size\":1},{\"size\":2}],\"id\":\"x\"}\n".into(),
+            String::new()
+        )
+    );
     let out = tfwire(&["type", "-t", ty, "--select", "ebs.size"], None);
     assert_eq!(
         (out.status.code(), text(&out.stdout), text(&out.stderr)),

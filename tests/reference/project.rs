@@ -4,8 +4,10 @@
 //! paths the input picks among the type's selection paths (attributes, `[*]`, `[N]` and map
 //! keys); the projected value must equal the full value restricted to the paths, by a
 //! reference restriction of its own (`same_selected`). Inputs changed by a byte the input picks too:
-//! when the full decode still accepts them, the same must hold; when it does not, the
-//! projection must fail or decode (never panic).
+//! when the full decode still accepts them, the same must hold; when the input is no longer
+//! well-formed by another judge ([`malformed`]: serde_json, or `skip_msgpack`), the
+//! projection must fail too; else it may fail or decode (a type fault inside a skipped value),
+//! never panic.
 
 use bumpalo::Bump;
 use tfwire::schema::Selection;
@@ -425,25 +427,58 @@ pub fn projection_of(s: &mut dyn Source, t: &Type, plan: &super::RV) {
             let i = s.below(bytes.len());
             bytes[i] = s.byte();
         }
-        let bump = Bump::new();
-        let (a, b) = match msgpack {
-            true => (
-                full.decode_msgpack(&bytes, &bump),
-                program.decode_msgpack(&bytes, &bump),
-            ),
-            false => (
-                full.decode_json(&bytes, &bump),
-                program.decode_json(&bytes, &bump),
-            ),
-        };
-        let Ok(a) = a else {
-            continue;
-        };
-        let b = b.unwrap_or_else(|e| {
-            panic!("{texts:?} of {t}: the full decode accepts, the projection fails: {e}\n input {bytes:02x?}")
-        });
-        if let Err(e) = same_selected(t, &chosen, full.typed(a), program.typed(b), "") {
-            panic!("{texts:?} of {t}: {e}\n input {bytes:02x?}");
+        compare(&full, &program, &chosen, msgpack, &bytes);
+    }
+}
+
+/// Whether `bytes` is not one well-formed value, by a judge other than the decoders: for JSON,
+/// serde_json (`IgnoredAny`, which checks the grammar but not a string's UTF-8, and the whole
+/// input as UTF-8, which covers it), for MessagePack `skip_msgpack` (the `skip_differential`
+/// fuzz target checks it against rmpv and a walk of the spec). serde_json's nesting limit
+/// (128) is no fault of the input: such an input counts as well-formed.
+pub fn malformed(msgpack: bool, bytes: &[u8]) -> bool {
+    if msgpack {
+        return tfwire::skip_msgpack(bytes).ok() != Some(bytes.len());
+    }
+    let grammar = match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        Ok(_) => true,
+        Err(e) => e.to_string().starts_with("recursion limit exceeded"),
+    };
+    !grammar || std::str::from_utf8(bytes).is_err()
+}
+
+/// The full decode of `bytes` and its projection on `chosen` (`program`): when the full decode
+/// accepts, the projection equals it restricted to the paths; when the input is not
+/// well-formed ([`malformed`]), the projection fails too, as skipped bytes are still checked.
+pub fn compare(full: &Program, program: &Program, chosen: &[&[Step]], msgpack: bool, bytes: &[u8]) {
+    let t = full.root_type();
+    let texts: Vec<String> = chosen.iter().map(|p| render(p)).collect();
+    let bump = Bump::new();
+    let (a, b) = match msgpack {
+        true => (
+            full.decode_msgpack(bytes, &bump),
+            program.decode_msgpack(bytes, &bump),
+        ),
+        false => (
+            full.decode_json(bytes, &bump),
+            program.decode_json(bytes, &bump),
+        ),
+    };
+    if malformed(msgpack, bytes) {
+        if let Ok(b) = b {
+            panic!(
+                "{texts:?} of {t}: the projection accepts an input that is not well-formed: {}\n input {bytes:02x?}",
+                dump_of(program.typed(b))
+            );
         }
+    }
+    let Ok(a) = a else {
+        return;
+    };
+    let b = b.unwrap_or_else(|e| {
+        panic!("{texts:?} of {t}: the full decode accepts, the projection fails: {e}\n input {bytes:02x?}")
+    });
+    if let Err(e) = same_selected(t, chosen, full.typed(a), program.typed(b), "") {
+        panic!("{texts:?} of {t}: {e}\n input {bytes:02x?}");
     }
 }

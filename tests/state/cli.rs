@@ -122,6 +122,79 @@ fn cli_select_and_type() {
     assert!(out.stdout.is_empty());
 }
 
+/// With `--format ndjson`, `--type` and `--select` give the lines of the instances
+/// kept, each `value` holding the projected object; with one job and two alike.
+#[test]
+fn cli_select_and_type_ndjson() {
+    let (schemas, st) = (data("toy.schemas.json"), data("toy.tfstate"));
+    let run = |jobs: &str| {
+        tfwire(&[
+            "state",
+            "--schemas",
+            &schemas,
+            "--format",
+            "ndjson",
+            "--jobs",
+            jobs,
+            "--type",
+            "toy_server",
+            "--select",
+            "tags",
+            "--select",
+            "disk[*].size",
+            &st,
+        ])
+    };
+    let one = run("1");
+    let lines: Vec<serde_json::Value> = stdout(&one)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let seen: Vec<(&str, &str, String)> = lines
+        .iter()
+        .map(|l| {
+            let kept = l.get("value").or(l.get("error"));
+            (
+                l["address"].as_str().unwrap(),
+                l["status"].as_str().unwrap(),
+                kept.map_or(String::new(), |v| v.to_string()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "toy_server.web[0]",
+                "ok",
+                r#"{"disk":[{"size":10}],"tags":{"env":"prod"}}"#.into()
+            ),
+            (
+                "toy_server.web[0] (deposed 3f2a9c1b)",
+                "ok",
+                r#"{"disk":[],"tags":null}"#.into()
+            ),
+            (
+                "toy_server.web[1]",
+                "error",
+                r#"{"message":"\"big\" is not a valid number","offset":19,"path":".disk[0].size"}"#
+                    .into()
+            ),
+            (
+                r#"module.app.module.db["eu"].toy_server.primary["a\"b"]"#,
+                "ok",
+                r#"{"disk":null,"tags":null}"#.into()
+            ),
+            ("toy_server.old", "no_schema", String::new()),
+        ]
+    );
+    assert!(lines
+        .iter()
+        .all(|l| l["type"] == "toy_server" && l["file"] == st.as_str()));
+    assert_eq!(one.status.code(), Some(1));
+    assert_eq!(run("2").stdout, one.stdout);
+}
+
 #[test]
 fn cli_exit_codes() {
     let (schemas, st) = (data("toy.schemas.json"), data("toy.tfstate"));
