@@ -26,7 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TFWIRE_SHARED", ROOT.parent / "shared"))
 CORPUS = SHARED / "corpus"
-TFWIRE = ROOT / "target" / "release" / "tfwire"
+# The binary `cargo build --release` made: under $CARGO_TARGET_DIR when set (a second build
+# with other flags, such as `RUSTFLAGS="-C target-cpu=native"`, kept apart from the first).
+TFWIRE = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "tfwire"
 
 
 def corpus_states():

@@ -40,7 +40,11 @@ faults, context switches and system calls by name beside the timed rounds' syste
 Usage: perf/fleet_scan.py [--out DIR] [--large-mb M] [--files N] [--file-mb F] [--rounds R]
                           [--order terraform|random] [--parquet] [--codec] [--syscalls]
                           [--reuse] [--build-only]
-after `cargo build --release --features bench`. Prints a Markdown report on stdout (record
+after `cargo build --release --features bench`. sonic-rs picks its SIMD code when it is
+compiled (`-C target-cpu=native` or `-C target-feature=+avx2,+pclmulqdq`; else its portable
+code), tfwire at run time: to measure a native build, build it and run this with the same
+`RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR=DIR` (the binary is taken from
+$CARGO_TARGET_DIR, and `--codec` builds its bench there too). Prints a Markdown report on stdout (record
 it in perf/results/DATE.md). Data: ../shared/corpus (SOURCES.md names each file's source and
 license); the states built are not kept in the repository.
 """
@@ -219,9 +223,11 @@ def main():
             "files pretty": sum(os.path.getsize(p) for p in pretty_files)}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             cwd=Path(__file__).resolve().parent).stdout.decode().strip()
+    flags = os.environ.get("RUSTFLAGS", "").strip()
     print(f"# tfwire state fleet scans (issue 22) — commit {commit}, {os.cpu_count()} cores, "
           f"medians of {a.rounds} interleaved rounds, stdout to /dev/null, resources in "
-          f"{'Terraform' if a.order == 'terraform' else 'random'} order")
+          f"{'Terraform' if a.order == 'terraform' else 'random'} order, built with "
+          f"{'RUSTFLAGS=' + repr(flags) if flags else 'the default flags'} ({TFWIRE})")
     print()
     print(f"large {size['large']/1e6:.0f} MB compact, {size['large pretty']/1e6:.0f} MB pretty; "
           f"{len(files)} files, {size['files']/1e6:.0f} MB compact, {size['files pretty']/1e6:.0f} MB pretty; "

@@ -3,7 +3,8 @@
 //! workers) or a large resource's instances, in every read size and with 2 and 3 jobs;
 //! `StateReader::visit_file_parallel` (a file read in parts of its bytes) the same, in parts
 //! of every size, pretty-printed, and with objects inside attributes that look like
-//! resources; and `tfwire state --jobs`.
+//! resources; `StateReader::visit_files_parallel` (many files) what each file read on one
+//! thread gives; and `tfwire state --jobs`.
 
 mod common;
 
@@ -127,6 +128,8 @@ fn one_thread(
     (lines, summary)
 }
 
+#[path = "state_parallel/files.rs"]
+mod files;
 #[path = "state_parallel/parts.rs"]
 mod parts;
 #[path = "state_parallel/visits.rs"]

@@ -67,6 +67,7 @@ mod batch;
 mod candidates;
 mod entry;
 mod envelope;
+mod files;
 mod filter;
 mod keys;
 mod outline;
@@ -86,6 +87,7 @@ use std::fmt::{self, Write as _};
 use crate::located::Fault;
 use serde_json::value::RawValue;
 
+pub use files::FilePiece;
 pub use filter::ResourceFilter;
 pub use reader::{ReaderOptions, StateReader, Summary, RELEASE_STEP};
 pub use schemas::{Match, Outcome, SchemaSet};
