@@ -25,7 +25,8 @@ const AHEAD_PER_JOB: usize = 4;
 #[derive(Debug)]
 pub enum FilePiece<B> {
     /// What some of the file's instances were folded into and mapped to, in file order: one
-    /// piece for a file read whole, one a part for a file read in parts.
+    /// piece for a file read whole, one a part for a file read in parts, none for a file
+    /// that could not be opened.
     Piece(B),
     /// The file is done: its summary, or why it could not be read whole (the instances
     /// before the fault were handed on in the pieces before).
@@ -109,16 +110,20 @@ impl StateReader<File> {
             jobs > 1 && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= split_from)
         };
         let read_whole = |path: &Path| -> FileDone<B> {
+            let file = match File::open(path) {
+                Ok(file) => file,
+                Err(e) => {
+                    let e = StateError::at("", Some(0), format_args!("reading the state: {e}"));
+                    return (Vec::new(), Err(e));
+                }
+            };
             let mut acc = init();
-            let result = File::open(path)
-                .map_err(|e| StateError::at("", Some(0), format_args!("reading the state: {e}")))
-                .and_then(|file| {
-                    StateReader::with_options(file, reader_options.clone()).visit(
-                        set,
-                        options,
-                        |item, outcome| fold(&mut acc, item, outcome),
-                    )
-                });
+            let result = StateReader::with_options(file, reader_options.clone()).visit(
+                set,
+                options,
+                |item, outcome| fold(&mut acc, item, outcome),
+            );
+            // (The instances before a fault are handed on before it.)
             (vec![map(acc)], result)
         };
         let (work, queue) = mpsc::channel::<(usize, &Path)>();

@@ -126,7 +126,7 @@ fn first_resource(file: &mut File, range: Range<u64>) -> std::io::Result<Option<
 /// bytes of whitespace among its first tokens, which the file's search, looking 256 bytes
 /// past a `{`, may not tell (harmless either way: a part's start counts only where the part
 /// before stopped).
-fn first_resource_in(bytes: &[u8], range: Range<u64>) -> Option<u64> {
+pub(super) fn first_resource_in(bytes: &[u8], range: Range<u64>) -> Option<u64> {
     let start = usize::try_from(range.start).ok()?;
     let end = usize::try_from(range.end)
         .unwrap_or(usize::MAX)

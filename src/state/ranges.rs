@@ -22,23 +22,61 @@
 //! [`StateReader::visit`] would read it; a fault there ends the read. So the instances,
 //! their order and the error are those of one walk, whatever the file holds.
 //! Memory: the parts in flight (twice the jobs) and their results.
+//!
+//! A state most of whose parts hold no resource start in their first MiB — one resource, or
+//! a few, larger than a part, as a `for_each` of many instances makes — is not read in parts:
+//! the first part's walk would read nearly all of it alone. It is read as a stream by
+//! [`StateReader::visit_parallel_map`] instead, whose walk hands a large resource's instances
+//! to the workers (`batch.rs`).
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::ops::Range;
 use std::panic::{AssertUnwindSafe, RefUnwindSafe, UnwindSafe};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::{io, thread};
 
-use super::part_source::{parts, FileSource, MemorySource, PartSource};
+use super::part_source::{first_resource_in, parts, FileSource, MemorySource, PartSource};
 use super::reader::{PartEnd, PartStart};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
 
 /// Instances per accumulator when the calling thread reads the rest of a state itself.
 const FALLBACK_RUN: usize = 4096;
+
+/// Bytes at the start of each part searched for a resource before a state is read in parts.
+const PROBE_BYTES: u64 = 1 << 20;
+
+/// Whether most parts after the first have no resource start in their first
+/// [`PROBE_BYTES`] (`starts_in` tells of a range): a resource larger than a part (a
+/// `for_each` of many instances) fills them, their walks would find nothing to start at, and
+/// the first part's walk would read the state alone. Such a state is read as a stream
+/// ([`StateReader::visit_parallel_map`]), whose walk hands a large resource's instances to
+/// the workers. Stops searching once the answer is known.
+fn resources_span_parts(
+    parts: &[Range<u64>],
+    mut starts_in: impl FnMut(Range<u64>) -> bool,
+) -> bool {
+    let rest = parts.get(1..).unwrap_or_default();
+    let (mut with, mut without) = (0usize, 0usize);
+    for part in rest {
+        let probe = part.start..part.end.min(part.start.saturating_add(PROBE_BYTES));
+        match starts_in(probe) {
+            true => with = with.saturating_add(1),
+            false => without = without.saturating_add(1),
+        }
+        if with.saturating_mul(2) > rest.len() {
+            return false;
+        }
+        if without.saturating_mul(2) >= rest.len() {
+            return true;
+        }
+    }
+    false
+}
 
 /// A part read: where it started (`None`: nothing there looked like a resource), what its
 /// instances made, and how its walk ended.
@@ -208,7 +246,9 @@ impl StateReader<File> {
     /// instances are folded into one accumulator made by `init`, turned by `map` on the
     /// thread that read them, and handed to `sink` in file order on the calling thread. A
     /// file of less than two parts ([`ReaderOptions::part_bytes`]), or `jobs` 1, is read by
-    /// [`StateReader::visit_parallel_map`].
+    /// [`StateReader::visit_parallel_map`], and so is a file most of whose parts hold no
+    /// resource start near their beginning (a resource larger than a part, such as a
+    /// `for_each` of many instances: that reader hands its instances to the workers).
     ///
     /// ```
     /// use tfwire::state::{ReaderOptions, SchemaSet, StateReader};
@@ -253,7 +293,11 @@ impl StateReader<File> {
         let file = source.open_at(0)?;
         let size = file.metadata().map_or(0, |m| m.len());
         let parts = parts(size, jobs, reader_options.part_bytes);
-        if jobs <= 1 || parts.len() < 2 {
+        // (A part whose search fails counts as one with a resource: its walk says why.)
+        let spanned = |parts: &[Range<u64>]| {
+            resources_span_parts(parts, |r| !matches!(source.first_resource(r), Ok(None)))
+        };
+        if jobs <= 1 || parts.len() < 2 || spanned(&parts) {
             let reader = StateReader::with_options(file, reader_options);
             return reader.visit_parallel_map(set, options, jobs, init, fold, map, sink);
         }
@@ -280,9 +324,11 @@ impl StateReader<io::Empty> {
     /// no part will read again, in order from the start, as [`StateReader::with_release`]
     /// is: by the calling thread as the parts are handed on,
     /// [`RELEASE_STEP`](super::RELEASE_STEP) bytes or more at a time, and the rest once the
-    /// read has succeeded. A state of less than two parts, or `jobs` 1, is read by
+    /// read has succeeded. A state of less than two parts, or `jobs` 1, or most of whose
+    /// parts hold no resource start near their beginning (as for
+    /// [`StateReader::visit_file_parallel`]), is read by
     /// [`StateReader::visit_parallel_map`] of [`StateReader::in_memory`] with
-    /// [`StateReader::with_release`].
+    /// [`StateReader::with_release`] (and the rest told once the read has succeeded).
     ///
     /// ```
     /// use std::ops::Range;
@@ -339,12 +385,30 @@ impl StateReader<io::Empty> {
     {
         let size = bytes.as_ref().len() as u64;
         let parts = parts(size, jobs, reader_options.part_bytes);
-        if jobs <= 1 || parts.len() < 2 {
+        let spanned = |parts: &[Range<u64>]| {
+            resources_span_parts(parts, |r| first_resource_in(bytes.as_ref(), r).is_some())
+        };
+        if jobs <= 1 || parts.len() < 2 || spanned(&parts) {
             let mut reader = StateReader::in_memory_with_options(bytes, reader_options);
-            if let Some(release) = release {
-                reader = reader.with_release(release);
+            // The reader tells its steps; the rest is told here once the read has succeeded,
+            // as a read in parts tells it.
+            let release = release.map(Arc::new);
+            let told = Arc::new(AtomicUsize::new(0));
+            if let Some(release) = &release {
+                let (release, told) = (Arc::clone(release), Arc::clone(&told));
+                reader = reader.with_release(move |range: Range<usize>| {
+                    told.store(range.end, Ordering::Relaxed);
+                    release(range);
+                });
             }
-            return reader.visit_parallel_map(set, options, jobs, init, fold, map, sink);
+            let read = reader.visit_parallel_map(set, options, jobs, init, fold, map, sink);
+            let (from, size) = (told.load(Ordering::Relaxed), size as usize);
+            if let (Ok(_), Some(release)) = (&read, &release) {
+                if from < size {
+                    release(from..size);
+                }
+            }
+            return read;
         }
         let source = MemorySource::new(bytes, release);
         let shared = Shared {
@@ -506,5 +570,46 @@ where
             }
             result
         })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
+mod tests {
+    use super::*;
+
+    /// Ten parts of 4 MiB; `with` holds the indexes of the parts with a resource start.
+    fn spanned(with: &[usize]) -> (bool, Vec<u64>) {
+        let parts: Vec<Range<u64>> = (0..10u64)
+            .map(|k| k * (4 << 20)..(k + 1) * (4 << 20))
+            .collect();
+        let mut probed = Vec::new();
+        let answer = resources_span_parts(&parts, |r| {
+            assert_eq!(
+                r.end - r.start,
+                PROBE_BYTES,
+                "only the part's first MiB is searched"
+            );
+            probed.push(r.start >> 22);
+            with.contains(&((r.start >> 22) as usize))
+        });
+        (answer, probed)
+    }
+
+    #[test]
+    fn a_state_is_read_as_a_stream_when_most_parts_hold_no_resource_start() {
+        // Every part a resource: read in parts, decided after five of the nine.
+        assert_eq!(
+            spanned(&[1, 2, 3, 4, 5, 6, 7, 8, 9]),
+            (false, vec![1, 2, 3, 4, 5])
+        );
+        // One resource filling the state: decided after five of the nine.
+        assert_eq!(spanned(&[]), (true, vec![1, 2, 3, 4, 5]));
+        // Four of nine: read as a stream; five of nine: in parts.
+        assert!(spanned(&[2, 4, 6, 8]).0);
+        assert!(!spanned(&[2, 4, 6, 8, 9]).0);
+        // No part after the first: nothing to decide (the caller reads one part anyway).
+        let one: Vec<Range<u64>> = std::iter::once(0..10).collect();
+        assert!(!resources_span_parts(&one, |_| unreachable!()));
     }
 }
