@@ -33,13 +33,16 @@ With `--codec`, also issue 22's figures of one value at a time, once a round in 
 large state in `benches/state_parsers.rs`), so that every figure of the issue comes from one
 run.
 
+With `--one-resource MB`, also a state of one `aws_instance` resource of MB megabytes of
+instances (OUT/one.json: no part of the file starts a resource), --jobs 1 and 2.
+
 With `--syscalls`, also one more run of each compact --jobs 1 and --jobs 2 command under
 `perf stat -e page-faults,...` and one under `strace -f -c` (`perf/syscall_counts.py`): page
 faults, context switches and system calls by name beside the timed rounds' system time.
 
 Usage: perf/fleet_scan.py [--out DIR] [--large-mb M] [--files N] [--file-mb F] [--rounds R]
                           [--order terraform|random] [--parquet] [--codec] [--syscalls]
-                          [--reuse] [--build-only]
+                          [--one-resource MB] [--reuse] [--build-only]
 after `cargo build --release --features bench`. sonic-rs picks its SIMD code when it is
 compiled (`-C target-cpu=native` or `-C target-feature=+avx2,+pclmulqdq`; else its portable
 code), tfwire at run time: to measure a native build, build it and run this with the same
@@ -99,6 +102,24 @@ def build(out, large_mb, files, file_mb, seed, order):
         (out / "files-pretty" / f"{i:03d}.json").write_text(state_text(rs, True))
 
 
+def build_one_resource(path, mb):
+    """One compact state of one resource, `aws_instance` of the corpus, whose instances (every
+    corpus instance of the type in turn, `index_key` "kN") fill about `mb` MB: a `for_each`
+    of many instances, which no part boundary of the file falls between resources of."""
+    resources = [r for _, d in corpus_states() for r in d["resources"]
+                 if r["type"] == "aws_instance" and r["mode"] == "managed"]
+    instances = [i for r in resources for i in r["instances"] if "attributes" in i]
+    resource, picked, size, k = dict(resources[0]), [], 0, 0
+    while size < mb * 1_000_000:
+        instance = json.loads(json.dumps(instances[k % len(instances)]))
+        instance["index_key"] = f"k{k}"
+        picked.append(instance)
+        size += len(json.dumps(instance, separators=COMPACT))
+        k += 1
+    resource["instances"] = picked
+    path.write_text(state_text([resource], False))
+
+
 def timed(cmd, stdout_path=os.devnull):
     """One run under /usr/bin/time -v: wall, user, sys seconds, minor faults, peak RSS MiB
     and the summary line."""
@@ -139,6 +160,8 @@ def main():
                     help="also the projection and skip figures, once a round (codec_figures.py)")
     ap.add_argument("--syscalls", action="store_true",
                     help="also page faults (perf stat) and system calls (strace -f -c), one run each")
+    ap.add_argument("--one-resource", type=int, default=0, metavar="MB",
+                    help="also a state of one resource of MB megabytes (OUT/one.json), --jobs 1 and 2")
     ap.add_argument("--reuse", action="store_true",
                     help="keep the states OUT already holds (when built in the same --order)")
     ap.add_argument("--build-only", action="store_true", help="build the states, measure nothing")
@@ -150,6 +173,9 @@ def main():
     if not (a.reuse and (out / "large.json").exists() and built_order == a.order):
         build(out, a.large_mb, a.files, a.file_mb, a.seed, a.order)
         order_file.write_text(a.order + "\n")
+    one = out / "one.json"
+    if a.one_resource and not (a.reuse and one.exists()):
+        build_one_resource(one, a.one_resource)
     if a.build_only:
         return
     docs = schema_docs()
@@ -169,6 +195,9 @@ def main():
         "large type+select j1": [*base, "--jobs", "1", "--type", "aws_instance", "--select",
                                  "tags", str(out / "large.json")],
     }
+    if a.one_resource:
+        cases["one resource j1"] = [*base, "--jobs", "1", str(one)]
+        cases["one resource j2"] = [*base, "--jobs", "2", str(one)]
     tables = out / "tables"
     parquet = [str(TFWIRE), "state", *schemas, "--format", "parquet", "--out", str(tables)]
     parquet_cases = {
@@ -220,7 +249,8 @@ def main():
     size = {"large": os.path.getsize(out / "large.json"),
             "large pretty": os.path.getsize(out / "large.pretty.json"),
             "files": sum(os.path.getsize(p) for p in files),
-            "files pretty": sum(os.path.getsize(p) for p in pretty_files)}
+            "files pretty": sum(os.path.getsize(p) for p in pretty_files),
+            "one resource": os.path.getsize(one) if a.one_resource else 0}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             cwd=Path(__file__).resolve().parent).stdout.decode().strip()
     flags = os.environ.get("RUSTFLAGS", "").strip()
@@ -239,7 +269,7 @@ def main():
     for name, rs in runs.items():
         m = {k: median([r[k] for r in rs]) for k in ("wall", "user", "sys", "faults", "rss")}
         med[name] = m
-        key = "files" if name.startswith("files") else "large"
+        key = next(k for k in ("files", "one resource", "large") if name.startswith(k))
         print(f"| {name} | {m['wall']:.2f} | {size[key]/1e6/m['wall']:.0f} | {m['user']:.2f} | "
               f"{m['sys']:.2f} | {m['faults']} | {m['rss']:.0f} | {rs[0]['summary'][8:]} |")
     print()
@@ -282,7 +312,12 @@ def main():
     same = (digests["large j1"] == digests["large j2"] and digests["files j1"] == digests["files j2"]
             and digests["large pretty j1"] == digests["large pretty j2"]
             and digests["files pretty j1"] == digests["files pretty j2"])
+    if a.one_resource:
+        same = same and digests["one resource j1"] == digests["one resource j2"]
     print(f"| byte-identical output for every --jobs | {same} | yes |")
+    if a.one_resource:
+        print(f"| one resource of {size['one resource']/1e6:.0f} MB: --jobs 2 / --jobs 1 "
+              f"| {both('one resource j2', 'one resource j1')} | (not asked) |")
     if syscalls:
         print()
         syscall_counts.report(syscalls, {n: med[n]["sys"] for n in counted})
