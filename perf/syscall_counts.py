@@ -63,22 +63,25 @@ def measure(cases):
     return found
 
 
+def table(title, first, columns, rows):
+    """A Markdown table under `title`: a command column, `first`, then `columns`; `rows` maps
+    each command to its cells (the first column's, then the others')."""
+    print(title)
+    print()
+    print(f"| command | {first} | " + " | ".join(columns) + " |")
+    print("|---|---:|" + "---:|" * len(columns))
+    for name, cells in rows.items():
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def report(found, sys_seconds):
     """Markdown tables: the events, then the calls; `sys_seconds` maps each name to the
     median system seconds of the timed rounds."""
-    print("System time (median of the timed rounds) and `perf stat` software events (one more "
-          "run):")
+    table("System time (median of the timed rounds) and `perf stat` software events (one more "
+          "run):", "sys s", EVENTS,
+          {name: [f"{sys_seconds[name]:.2f}"] + [str(events.get(e, 0)) for e in EVENTS]
+           for name, (_, events) in found.items()})
     print()
-    print("| command | sys s | " + " | ".join(EVENTS) + " |")
-    print("|---|---:|" + "---:|" * len(EVENTS))
-    for name, (_, events) in found.items():
-        print(f"| {name} | {sys_seconds[name]:.2f} | "
-              + " | ".join(str(events.get(e, 0)) for e in EVENTS) + " |")
-    print()
-    print("System calls, `strace -f -c` (one more run, every thread):")
-    print()
-    print("| command | total | " + " | ".join(NAMED) + " |")
-    print("|---|---:|" + "---:|" * len(NAMED))
-    for name, (calls, _) in found.items():
-        print(f"| {name} | {calls['total']} | "
-              + " | ".join(str(calls.get(c, 0)) for c in NAMED) + " |")
+    table("System calls, `strace -f -c` (one more run, every thread):", "total", NAMED,
+          {name: [str(calls["total"])] + [str(calls.get(c, 0)) for c in NAMED]
+           for name, (calls, _) in found.items()})
