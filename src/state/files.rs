@@ -25,8 +25,9 @@ const AHEAD_PER_JOB: usize = 4;
 #[derive(Debug)]
 pub enum FilePiece<B> {
     /// What some of the file's instances were folded into and mapped to, in file order: one
-    /// piece for a file read whole, one a part for a file read in parts, none for a file
-    /// that could not be opened.
+    /// piece for a file read whole, one or more for a file read in parts or as a stream
+    /// (as [`StateReader::visit_file_parallel`] hands them on), none for a file that could
+    /// not be opened.
     Piece(B),
     /// The file is done: its summary, or why it could not be read whole (the instances
     /// before the fault were handed on in the pieces before).
@@ -43,7 +44,8 @@ type Done<B> = (usize, thread::Result<FileDone<B>>);
 impl StateReader<File> {
     /// Reads every file of `paths` on `jobs` threads and hands each file's
     /// [`FilePiece`]s to `sink` on the calling thread, with the file's index in `paths`, in
-    /// the order of `paths` and of each file's instances: what `jobs` 1 gives, byte for byte.
+    /// the order of `paths` and of each file's instances: the instances, summaries and errors
+    /// `jobs` 1 gives (the pieces a large file is cut into may differ).
     /// A file's instances are folded into an accumulator made by `init`, which `map` turns
     /// into a piece on the thread that read them; a file that cannot be read, or that is
     /// not a state, ends with its error, and the next file is read. A file of at least two
@@ -130,6 +132,9 @@ impl StateReader<File> {
         let queue = Mutex::new(queue);
         let (done_tx, done) = mpsc::channel::<Done<B>>();
         thread::scope(|scope| {
+            // Owned here: should `sink` panic, or a worker's panic be raised again below, the
+            // receiver is dropped as this unwinds, and each thread stops after its file.
+            let done = done;
             for _ in 0..jobs {
                 let (queue, done_tx, read_whole) = (&queue, done_tx.clone(), &read_whole);
                 scope.spawn(move || loop {

@@ -23,7 +23,8 @@
 //! their order and the error are those of one walk, whatever the file holds.
 //! Memory: the parts in flight (twice the jobs) and their results.
 //!
-//! A state most of whose parts hold no resource start in their first MiB — one resource, or
+//! A state at least half of whose parts (of eight spread over it) hold no resource start in
+//! their first MiB — one resource, or
 //! a few, larger than a part, as a `for_each` of many instances makes — is not read in parts:
 //! the first part's walk would read nearly all of it alone. It is read as a stream by
 //! [`StateReader::visit_parallel_map`] instead, whose walk hands a large resource's instances
@@ -55,12 +56,14 @@ const PROBE_BYTES: u64 = 1 << 20;
 /// passed it: the large state's peak RSS with `--jobs 2` rose from 65 to 130 MiB.)
 const PROBED_PARTS: usize = 8;
 
-/// Whether most of [`PROBED_PARTS`] parts after the first, spread over the state, have no
-/// resource start in their first [`PROBE_BYTES`] (`starts_in` tells of a range): a resource
+/// Whether at least half of [`PROBED_PARTS`] parts after the first, spread over the state,
+/// have no resource start in their first [`PROBE_BYTES`] (`starts_in` tells of a range): a resource
 /// larger than a part (a `for_each` of many instances) fills them, their walks would find
 /// nothing to start at, and the first part's walk would read the state alone. Such a state
 /// is read as a stream ([`StateReader::visit_parallel_map`]), whose walk hands a large
-/// resource's instances to the workers. Stops searching once the answer is known.
+/// resource's instances to the workers. Stops searching once the answer is known. (A state
+/// of resources of a few MiB each may be read as a stream too, their starts further apart
+/// than the search looks; that reader too decodes on every thread.)
 fn resources_span_parts(
     parts: &[Range<u64>],
     mut starts_in: impl FnMut(Range<u64>) -> bool,
@@ -258,8 +261,8 @@ impl StateReader<File> {
     /// instances are folded into one accumulator made by `init`, turned by `map` on the
     /// thread that read them, and handed to `sink` in file order on the calling thread. A
     /// file of less than two parts ([`ReaderOptions::part_bytes`]), or `jobs` 1, is read by
-    /// [`StateReader::visit_parallel_map`], and so is a file most of whose parts hold no
-    /// resource start near their beginning (a resource larger than a part, such as a
+    /// [`StateReader::visit_parallel_map`], and so is a file at least half of whose parts
+    /// (of eight spread over it) hold no resource start near their beginning (a resource larger than a part, such as a
     /// `for_each` of many instances: that reader hands its instances to the workers).
     ///
     /// ```
@@ -336,8 +339,8 @@ impl StateReader<io::Empty> {
     /// no part will read again, in order from the start, as [`StateReader::with_release`]
     /// is: by the calling thread as the parts are handed on,
     /// [`RELEASE_STEP`](super::RELEASE_STEP) bytes or more at a time, and the rest once the
-    /// read has succeeded. A state of less than two parts, or `jobs` 1, or most of whose
-    /// parts hold no resource start near their beginning (as for
+    /// read has succeeded. A state of less than two parts, or `jobs` 1, or at least half of
+    /// whose parts hold no resource start near their beginning (as for
     /// [`StateReader::visit_file_parallel`]), is read by
     /// [`StateReader::visit_parallel_map`] of [`StateReader::in_memory`] with
     /// [`StateReader::with_release`] (and the rest told once the read has succeeded).
@@ -402,8 +405,8 @@ impl StateReader<io::Empty> {
         };
         if jobs <= 1 || parts.len() < 2 || spanned(&parts) {
             let mut reader = StateReader::in_memory_with_options(bytes, reader_options);
-            // The reader tells its steps; the rest is told here once the read has succeeded,
-            // as a read in parts tells it.
+            // The reader tells its steps; the rest is told here once the read has succeeded
+            // (a read in parts tells it at its end too).
             let release = release.map(Arc::new);
             let told = Arc::new(AtomicUsize::new(0));
             if let Some(release) = &release {
