@@ -15,6 +15,7 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::thread;
 
+use super::part_source::FileSource;
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
 
@@ -112,12 +113,10 @@ impl StateReader<File> {
             jobs > 1 && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= split_from)
         };
         let read_whole = |path: &Path| -> FileDone<B> {
-            let file = match File::open(path) {
+            // (The error a read in parts gives for a file it cannot open.)
+            let file = match FileSource(path).open_at(0) {
                 Ok(file) => file,
-                Err(e) => {
-                    let e = StateError::at("", Some(0), format_args!("reading the state: {e}"));
-                    return (Vec::new(), Err(e));
-                }
+                Err(e) => return (Vec::new(), Err(e)),
             };
             let mut acc = init();
             let result = StateReader::with_options(file, reader_options.clone()).visit(
