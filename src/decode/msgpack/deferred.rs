@@ -34,20 +34,11 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
         // (A marker at or above 0x80 is one of the marks; `m >> 7` is 0 or 1.)
         marks = marks.wrapping_add(usize::from(m >> 7));
         // (`pos < buf.len()`: the sums below are small and cannot wrap.)
-        if (0xa0..0xc0).contains(&m) {
-            // A fixstr (most items): its bytes are not read.
-            pos = pos.wrapping_add(1).wrapping_add(usize::from(m & 0x1f));
-            continue;
-        }
-        if !(0xc0..0xe0).contains(&m) {
-            // A fixint, fixmap or fixarray.
-            let items = match m >> 4 {
-                0x8 => u64::from(m & 0x0f) << 1,
-                0x9 => u64::from(m & 0x0f),
-                _ => 0,
-            };
-            pos = pos.wrapping_add(1);
-            pending = pending.saturating_add(items);
+        let step = STEP.get(usize::from(m)).copied().unwrap_or(0);
+        if step != 0 {
+            // A fixstr (its bytes not read), a fixint, nil, a boolean, a fixmap or fixarray.
+            pos = pos.wrapping_add(usize::from(step & 0xff));
+            pending = pending.wrapping_add(u64::from(step >> 8));
             continue;
         }
         let (header, payload) = match m {
@@ -81,6 +72,27 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
     }
     (pos <= buf.len()).then_some((pos, marks))
 }
+
+/// For each marker of a one-byte header: the bytes it steps over (low byte: 1, and a
+/// fixstr's length) and the items it adds (high byte: a fixmap's keys and values, a
+/// fixarray's elements); 0 for every other marker.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // (built at compile time)
+pub(super) static STEP: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut m = 0usize;
+    while m < 256 {
+        let b = m as u8;
+        table[m] = match b {
+            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => 1,
+            0x80..=0x8f => 1 | ((b as u16 & 0x0f) << 9),
+            0x90..=0x9f => 1 | ((b as u16 & 0x0f) << 8),
+            0xa0..=0xbf => 1 + (b as u16 & 0x1f),
+            _ => 0,
+        };
+        m += 1;
+    }
+    table
+};
 
 /// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii_with`]), by AVX2 and
 /// POPCNT where the CPU has them.
@@ -151,11 +163,32 @@ fn count_non_ascii_with<M: AsciiMask>(
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
-    use super::{count_non_ascii_with, marked_value_end};
+    use super::{count_non_ascii_with, marked_value_end, STEP};
     use crate::bytes::{AsciiMask, BaselineMask};
     use crate::decode::msgpack::reader::tests::{outcome, random_input};
     use crate::decode::msgpack::reader::Reader;
     use crate::test_rng::{next, rounds};
+
+    /// Every marker's `STEP` against the careful stepper: a marker with a step is the whole
+    /// header, and its value followed by fixints ends where the step and its items say; a
+    /// marker without one has a longer header (or is the reserved 0xc1).
+    #[test]
+    fn steps_of_every_marker() {
+        for m in 0..=255u8 {
+            let step = STEP[usize::from(m)];
+            let mut input = vec![m];
+            input.extend_from_slice(&[0; 64]);
+            let mut careful = Reader::new(&input);
+            let end = careful.skip_items(1, false).ok().map(|()| careful.pos);
+            if step == 0 {
+                assert!(m == 0xc1 || (0xc4..=0xdf).contains(&m), "marker {m:#04x}");
+            } else {
+                let (bytes, items) = (usize::from(step & 0xff), usize::from(step >> 8));
+                assert_eq!(end, Some(bytes + items), "marker {m:#04x}");
+                assert!(items == 0 || bytes == 1, "marker {m:#04x}");
+            }
+        }
+    }
 
     /// The marked walk agrees with the careful stepper wherever it answers: the same end,
     /// and as many marks as the value has bytes at or above 0x80 only where the careful

@@ -7,7 +7,7 @@
 //! all it stepped over; when they differ a string held one, and the caller steps over the
 //! same pairs again by [`stepped_over_run`], which checks each as it goes ([`value_end`]).
 
-use super::deferred::{count_non_ascii, marked_value_end};
+use super::deferred::{count_non_ascii, marked_value_end, STEP};
 use super::reader::{is_one_byte, value_end};
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::program::key::AttrEntry;
@@ -83,16 +83,13 @@ fn pairs_run(
             debug_assert!((0xa0..=0xbf).contains(&marker));
             let key_end = usize::from(marker & 0x1f).wrapping_add(1);
             let vm = chunk.get(key_end).copied().unwrap_or(0xc1);
-            if ONE_BYTE.get(usize::from(vm)).copied().unwrap_or(false) {
-                // (Its marker when not ASCII; the keys' markers are counted below.)
+            let step = STEP.get(usize::from(vm)).copied().unwrap_or(0);
+            if step.wrapping_sub(1) < 0xff {
+                // A value of one header byte and no items: a fixstr (its bytes not read), a
+                // scalar, an empty list or map. (Its marker when not ASCII; the keys' markers
+                // are counted below.)
                 marks = marks.wrapping_add(usize::from(vm >> 7));
-                pos = pos.wrapping_add(key_end).wrapping_add(1);
-            } else if (0xa0..=0xbf).contains(&vm) {
-                marks = marks.wrapping_add(1);
-                pos = pos
-                    .wrapping_add(key_end)
-                    .wrapping_add(1)
-                    .wrapping_add(usize::from(vm & 0x1f));
+                pos = pos.wrapping_add(key_end).wrapping_add(usize::from(step));
             } else {
                 // A longer value: the walk, the key not read again.
                 let value_at = pos.wrapping_add(key_end);
@@ -201,15 +198,3 @@ pub(super) fn short_value_end(
     };
     (non_ascii_mask(block) & (text | key_text) == 0).then(|| at.wrapping_add(end))
 }
-
-/// [`is_one_byte`] of every marker.
-#[allow(clippy::indexing_slicing)] // (`m < 256`: built at compile time)
-static ONE_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut m = 0;
-    while m < 256 {
-        table[m] = is_one_byte(m as u8);
-        m += 1;
-    }
-    table
-};
