@@ -37,7 +37,7 @@ use std::panic::{AssertUnwindSafe, RefUnwindSafe, UnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::{io, thread};
 
 use super::part_source::{first_resource_in, parts, FileSource, MemorySource, PartSource};
@@ -106,6 +106,23 @@ struct Gate {
     next: usize,
     sunk: usize,
     stop: bool,
+}
+
+/// Sets the gate's `stop` and wakes the workers waiting at it; again when dropped.
+struct Stopper<'g>(&'g (Mutex<Gate>, Condvar));
+
+impl Stopper<'_> {
+    fn stop(&self) {
+        let (gate, woken) = self.0;
+        gate.lock().unwrap_or_else(PoisonError::into_inner).stop = true;
+        woken.notify_all();
+    }
+}
+
+impl Drop for Stopper<'_> {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }
 
 /// What every part's reader shares.
@@ -495,12 +512,10 @@ where
                 }));
             }
             drop(done_tx);
-            let stop = || {
-                if let Ok(mut g) = gate.0.lock() {
-                    g.stop = true;
-                }
-                gate.1.notify_all();
-            };
+            // Stops the workers when the read ends, returning or unwinding (a panicking
+            // `sink`): none is left waiting at the window for parts never handed on.
+            let stopper = Stopper(&gate);
+            let stop = || stopper.stop();
             let mut read = || -> Result<Summary, StateError> {
                 let mut early = BTreeMap::new();
                 let mut total = Total::default();

@@ -268,3 +268,38 @@ fn parallel_walk_reports_malformed_resources_as_visit_does() {
         }
     }
 }
+
+/// A sink that panics ends a read on every thread: the panic comes back to the caller, and no
+/// worker is left waiting for results never handed on — in parts (parts of 4,999 bytes, each
+/// with a resource start) and as a stream (parts of 397 bytes, most without one).
+#[test]
+fn a_panicking_sink_ends_a_parallel_read() {
+    for (part_bytes, jobs) in [(4_999, 2), (4_999, 3), (397, 2), (397, 3)] {
+        let text = many_resources(10);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let set = doc();
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                StateReader::visit_memory_parallel(
+                    text.into_bytes(),
+                    None::<fn(std::ops::Range<usize>)>,
+                    ReaderOptions::default().with_part_bytes(part_bytes),
+                    &set,
+                    &DecodeOptions::default(),
+                    jobs,
+                    Vec::new,
+                    |acc: &mut Vec<String>, item, o| acc.push(line(item, o)),
+                    |acc| acc,
+                    |_| panic!("the sink"),
+                )
+            }));
+            let _ = tx.send(read.err().and_then(|p| p.downcast_ref::<&str>().copied()));
+        });
+        let ended = rx.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(
+            ended,
+            Ok(Some("the sink")),
+            "parts of {part_bytes}, jobs {jobs}"
+        );
+    }
+}
