@@ -10,6 +10,26 @@ use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc;
 
+use tfwire::state::Pool;
+
+/// A rayon pool as the library's [`Pool`]: `tfwire state` reads a large file's parts and a
+/// stream's runs on the threads that read its small files (one pool, no threads started per
+/// file).
+pub(super) struct OnRayon(pub(super) rayon::ThreadPool);
+
+impl Pool for OnRayon {
+    fn run(&self, workers: usize, work: &(dyn Fn() + Sync), caller: &mut dyn FnMut()) {
+        // (Called from the main thread, never from one of the pool's: the caller's wait for
+        // the workers cannot hold a thread they need.)
+        self.0.in_place_scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(move |_| work());
+            }
+            caller();
+        });
+    }
+}
+
 /// A bound on a number of items and on their cost (bytes): how many [`in_order`] lets be in
 /// flight, or where [`chunks`] ends a chunk.
 #[derive(Clone, Copy, Debug)]

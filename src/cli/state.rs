@@ -2,13 +2,14 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
-use tfwire::state::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateReader};
+use tfwire::state::{InstanceRef, Outcome, Pool, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
-use super::in_order::{chunks, in_order, Budget};
+use super::in_order::{chunks, in_order, Budget, OnRayon};
 use super::progress::Progress;
 use super::state_lines::{json_string, ndjson_line, text_lines, LineScratch};
 use super::state_totals::Totals;
@@ -162,10 +163,16 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
+    // One pool for everything read in parallel: the schema documents, the runs of small
+    // files (`in_order.rs`), and a large file's parts or a stream's runs (the library's
+    // parallel reads run their workers on it: `OnRayon`).
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .map_err(|e| Failure::BadInput(format!("--jobs {jobs}: {e}")))?;
+    let on_rayon = Arc::new(OnRayon(rayon_pool));
+    let pool = &on_rayon.0;
+    let shared: Arc<dyn Pool> = on_rayon.clone();
     // The documents (they can be tens of MB) are read and outlined in parallel, then added
     // in order; each schema is parsed when an instance of its type first needs it.
     let docs: Vec<_> = pool.install(|| {
@@ -250,7 +257,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
                 &set,
                 &options,
                 (&args, &strings),
-                jobs,
+                (jobs, Some(&shared)),
                 &progress,
                 &mut |text| {
                     if failed.is_none() {
@@ -299,7 +306,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             cost: AHEAD_BYTES,
         };
         in_order(
-            &pool,
+            pool,
             &chunks,
             budget,
             |chunk| chunk.iter().map(bytes).sum(),
@@ -354,7 +361,7 @@ fn stream_file(
     set: &SchemaSet,
     options: &DecodeOptions,
     (args, strings): (&StateArgs, &Strings),
-    jobs: usize,
+    (jobs, pool): (usize, Option<&Arc<dyn Pool>>),
     progress: &Progress,
     sink: &mut dyn FnMut(&str),
 ) -> (Totals, Result<(), String>) {
@@ -370,6 +377,10 @@ fn stream_file(
         .unwrap_or(usize::MAX)
         .clamp(SMALLEST_READ, ReaderOptions::default().read_size);
     let reader_options = ReaderOptions::default().with_read_size(read_size);
+    let reader_options = match pool {
+        Some(pool) => reader_options.with_pool(Arc::clone(pool)),
+        None => reader_options,
+    };
     // A large regular file is read in place (`mapped.rs`): with one job whole, with more
     // in parts of its bytes.
     let in_parts = jobs > 1 && length.is_some_and(|n| n >= LARGE_FILE);
@@ -528,7 +539,7 @@ fn decode_files(
                 set,
                 options,
                 (args, strings),
-                1,
+                (1, None),
                 progress,
                 &mut |text| out.push_str(text),
             );

@@ -1,14 +1,17 @@
 //! [`StateReader::visit_files_parallel`]: many state files on `jobs` threads, what each
-//! file's instances fold into handed on in the files' order. One pool of threads, started
-//! once, reads the small files, a whole file each, the next file taken as soon as a thread is
-//! free (no barrier between files; a thread's read buffer and arena are kept from file to
-//! file: `reader.rs`); a file of at least two parts ([`ReaderOptions::part_bytes`]) is read
-//! in parts by [`StateReader::visit_file_parallel`] once the files before it are handed on.
+//! file's instances fold into handed on in the files' order. The reader's pool
+//! ([`ReaderOptions::with_pool`], `pool.rs`) reads each run of small files, a whole file a
+//! thread, the next file taken as soon as a thread is free (no barrier between files; a
+//! thread's read buffer and arena are kept from file to file: `reader.rs`); a file of at
+//! least two parts ([`ReaderOptions::part_bytes`]) is read in parts by
+//! [`StateReader::visit_file_parallel`], on the same pool, once the files before it are
+//! handed on.
 //! At most a few files per thread are read ahead of the one being handed on, so the results
 //! held stay few whatever the files' order of completion.
 
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::mpsc;
@@ -16,6 +19,7 @@ use std::sync::Mutex;
 use std::thread;
 
 use super::part_source::FileSource;
+use super::pool::{Handouts, Pool};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
 
@@ -52,7 +56,9 @@ impl StateReader<File> {
     /// not a state, ends with its error, and the next file is read. A file of at least two
     /// parts ([`ReaderOptions::part_bytes`]) is read in parts on every thread, as
     /// [`StateReader::visit_file_parallel`] reads one; the others are read whole, one per
-    /// thread, by one pool of threads started for the call.
+    /// thread. Every read runs on the pool of `reader_options` ([`ReaderOptions::with_pool`]):
+    /// threads started for each run of small files and each large file by default, or the
+    /// caller's threads, shared by all of them.
     ///
     /// ```
     /// use tfwire::state::{FilePiece, ReaderOptions, SchemaSet, StateReader};
@@ -127,66 +133,112 @@ impl StateReader<File> {
             // (The instances before a fault are handed on before it.)
             (vec![map(acc)], result)
         };
+        let pool = reader_options.pool.clone();
+        // (One look at each file, on this thread, as the files are reached.)
+        let large_files: Vec<bool> = paths.iter().map(|p| large(p.as_ref())).collect();
+        let mut order = InOrder {
+            waiting: BTreeMap::new(),
+            next: 0,
+            sent: 0,
+        };
+        let mut index = 0;
+        while let Some(path) = paths.get(index) {
+            if large_files.get(index).copied().unwrap_or(false) {
+                // Its parts on every thread of the pool (the files before it are handed on).
+                let result = StateReader::visit_file_parallel(
+                    path.as_ref(),
+                    reader_options.clone(),
+                    set,
+                    options,
+                    jobs,
+                    &init,
+                    &fold,
+                    &map,
+                    |piece| sink(index, FilePiece::Piece(piece)),
+                );
+                sink(index, FilePiece::End(result));
+                order.skip(index);
+                index = index.saturating_add(1);
+                continue;
+            }
+            // A run of small files, each read whole by one of the pool's threads.
+            let end = (index..paths.len())
+                .find(|&i| large_files.get(i).copied().unwrap_or(false))
+                .unwrap_or(paths.len());
+            let run = Run {
+                paths,
+                files: index..end,
+                jobs,
+            };
+            run.read(pool.get(), &read_whole, &mut order, &mut sink);
+            index = end;
+        }
+    }
+}
+
+/// Small files read whole on the pool's threads: `paths[files]`, with `jobs` threads.
+struct Run<'p, P> {
+    paths: &'p [P],
+    files: Range<usize>,
+    jobs: usize,
+}
+
+impl<P: AsRef<Path> + Sync> Run<'_, P> {
+    /// Reads the run's files by `read_whole` on `pool`, each handed to `sink` in order
+    /// (`order`) once those before it are, at most a few files per thread ahead of it.
+    fn read<B: Send, S: FnMut(usize, FilePiece<B>)>(
+        &self,
+        pool: &dyn Pool,
+        read_whole: &(dyn Fn(&Path) -> FileDone<B> + Sync),
+        order: &mut InOrder<B>,
+        sink: &mut S,
+    ) {
         let (work, queue) = mpsc::channel::<(usize, &Path)>();
         let queue = Mutex::new(queue);
         let (done_tx, done) = mpsc::channel::<Done<B>>();
-        thread::scope(|scope| {
-            // Owned here: should `sink` panic, or a worker's panic be raised again below, the
-            // receiver is dropped as this unwinds, and each thread stops after its file.
-            let done = done;
-            for _ in 0..jobs {
-                let (queue, done_tx, read_whole) = (&queue, done_tx.clone(), &read_whole);
-                scope.spawn(move || loop {
-                    let next = match queue.lock() {
-                        Ok(queue) => queue.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((index, path)) = next else {
-                        return;
-                    };
-                    let result = panic::catch_unwind(AssertUnwindSafe(|| read_whole(path)));
-                    if done_tx.send((index, result)).is_err() {
-                        return;
-                    }
-                });
-            }
-            drop(done_tx);
-            let mut order = InOrder {
-                waiting: BTreeMap::new(),
-                next: 0,
-                sent: 0,
+        let senders = Handouts::new(done_tx, self.jobs);
+        let worker = || {
+            let Some(done_tx) = senders.take() else {
+                return;
             };
-            let ahead = jobs.saturating_mul(AHEAD_PER_JOB);
-            for (index, path) in paths.iter().enumerate() {
-                let path = path.as_ref();
-                if large(path) {
-                    // The files before it first, then its parts on every thread.
-                    order.receive(&done, 0, &mut sink);
-                    let result = StateReader::visit_file_parallel(
-                        path,
-                        reader_options.clone(),
-                        set,
-                        options,
-                        jobs,
-                        &init,
-                        &fold,
-                        &map,
-                        |piece| sink(index, FilePiece::Piece(piece)),
-                    );
-                    sink(index, FilePiece::End(result));
-                    order.skip(index);
-                    continue;
+            loop {
+                let next = match queue.lock() {
+                    Ok(queue) => queue.recv(),
+                    Err(_) => return,
+                };
+                let Ok((index, path)) = next else {
+                    return;
+                };
+                let result = panic::catch_unwind(AssertUnwindSafe(|| read_whole(path)));
+                if done_tx.send((index, result)).is_err() {
+                    return;
                 }
-                order.receive(&done, ahead.saturating_sub(1), &mut sink);
-                order.sent = index.saturating_add(1);
-                // (The pool's threads outlive the loop: a send fails only if every one of
-                // them panicked, and `receive` raises the panic.)
-                let _ = work.send((index, path));
             }
-            order.receive(&done, 0, &mut sink);
-            // The pool's threads stop when the queue closes.
+        };
+        let ahead = self.jobs.saturating_mul(AHEAD_PER_JOB);
+        let mut start = Some((work, done));
+        let mut caller = || {
+            // Owned here: should `sink` panic, or a worker's panic be raised again by
+            // `receive`, the queue and the receiver are dropped as this unwinds, and each
+            // thread stops after its file.
+            let Some((work, done)) = start.take() else {
+                return;
+            };
+            for index in self.files.clone() {
+                let Some(path) = self.paths.get(index) else {
+                    break;
+                };
+                order.receive(&done, ahead.saturating_sub(1), sink);
+                order.sent = index.saturating_add(1);
+                // (A send fails only if every thread panicked, and `receive` raises the
+                // panic.)
+                let _ = work.send((index, path.as_ref()));
+            }
+            order.receive(&done, 0, sink);
+            // The threads stop when the queue closes.
             drop(work);
-        });
+        };
+        pool.run(self.jobs, &worker, &mut caller);
     }
 }
 

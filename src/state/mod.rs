@@ -72,6 +72,7 @@ mod filter;
 mod keys;
 mod outline;
 mod part_source;
+mod pool;
 mod prefetch;
 mod providers;
 mod ranges;
@@ -89,6 +90,7 @@ use serde_json::value::RawValue;
 
 pub use files::FilePiece;
 pub use filter::ResourceFilter;
+pub use pool::{Pool, Threads};
 pub use reader::{ReaderOptions, StateReader, Summary, RELEASE_STEP};
 pub use schemas::{Match, Outcome, SchemaSet};
 

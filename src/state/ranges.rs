@@ -1,5 +1,5 @@
-//! [`StateReader::visit_file_parallel`]: one state file read in parts of its bytes, each on
-//! a thread of its own, with no thread walking the whole file first;
+//! [`StateReader::visit_file_parallel`]: one state file read in parts of its bytes on the
+//! reader's pool (`pool.rs`), with no thread walking the whole file first;
 //! [`StateReader::visit_memory_parallel`]: the same of a state in memory, each part read in
 //! place (where the parts come from, and where a part's first resource is: `part_source.rs`).
 //!
@@ -41,6 +41,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::{io, thread};
 
 use super::part_source::{first_resource_in, parts, FileSource, MemorySource, PartSource};
+use super::pool::Handouts;
 use super::reader::{PartEnd, PartStart};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
@@ -472,6 +473,7 @@ where
     S: FnMut(B),
 {
     {
+        let pool = shared.reader_options.pool.get();
         let gate = (
             Mutex::new(Gate {
                 next: 0,
@@ -482,36 +484,37 @@ where
         );
         let window = jobs.saturating_mul(2);
         let (done_tx, done) = mpsc::channel::<(usize, thread::Result<PartDone<B>>)>();
-        thread::scope(|scope| {
-            let mut workers = Vec::with_capacity(jobs);
-            for _ in 0..jobs {
-                let (gate, done_tx) = (&gate, done_tx.clone());
-                workers.push(scope.spawn(move || loop {
-                    let k = {
-                        let Ok(mut g) = gate.0.lock() else { return };
-                        while !g.stop
-                            && g.next < parts.len()
-                            && g.next >= g.sunk.saturating_add(window)
-                        {
-                            g = match gate.1.wait(g) {
-                                Ok(g) => g,
-                                Err(_) => return,
-                            };
-                        }
-                        if g.stop || g.next >= parts.len() {
-                            return;
-                        }
-                        g.next = g.next.saturating_add(1);
-                        g.next.saturating_sub(1)
-                    };
-                    let part =
-                        std::panic::catch_unwind(AssertUnwindSafe(|| shared.read_part(k, parts)));
-                    if done_tx.send((k, part)).is_err() {
+        let senders = Handouts::new(done_tx, jobs);
+        let worker = || {
+            let Some(done_tx) = senders.take() else {
+                return;
+            };
+            let gate = &gate;
+            loop {
+                let k = {
+                    let Ok(mut g) = gate.0.lock() else { return };
+                    while !g.stop && g.next < parts.len() && g.next >= g.sunk.saturating_add(window)
+                    {
+                        g = match gate.1.wait(g) {
+                            Ok(g) => g,
+                            Err(_) => return,
+                        };
+                    }
+                    if g.stop || g.next >= parts.len() {
                         return;
                     }
-                }));
+                    g.next = g.next.saturating_add(1);
+                    g.next.saturating_sub(1)
+                };
+                let part =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| shared.read_part(k, parts)));
+                if done_tx.send((k, part)).is_err() {
+                    return;
+                }
             }
-            drop(done_tx);
+        };
+        let mut result = None;
+        let mut caller = || {
             // Stops the workers when the read ends, returning or unwinding (a panicking
             // `sink`): none is left waiting at the window for parts never handed on.
             let stopper = Stopper(&gate);
@@ -590,16 +593,12 @@ where
                 shared.source.done_before(u64::MAX);
                 total.finish()
             };
-            let result = read();
+            result = Some(read());
             stop();
-            // Joined here, not only at the scope's end: a join waits for the threads to exit,
-            // their thread-locals (a walk's spare buffer, the channel's wait context) freed.
-            for worker in workers {
-                // (A worker's panic came through its part's result.)
-                let _ = worker.join();
-            }
-            result
-        })
+        };
+        pool.run(jobs, &worker, &mut caller);
+        // (A pool runs `caller` to its end, or `run` unwinds.)
+        result.unwrap_or_else(|| Err(StateError::new("the pool did not run the read")))
     }
 }
 

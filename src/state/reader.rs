@@ -25,10 +25,12 @@ use std::cell::Cell;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::Arc;
 
 use bumpalo::Bump;
 
 use super::envelope::{Phase, Raw, Stop, Unit, Visit, Walk};
+use super::pool::{Pool, PoolRef};
 use super::prefetch::Ahead;
 use super::split::{split_max, Delimited};
 use super::values::Ctx;
@@ -90,6 +92,8 @@ pub struct ReaderOptions {
     /// [`StateReader::visit_memory_parallel`]; default 8 MiB): a state of less than two parts
     /// is read as one.
     pub part_bytes: usize,
+    /// Where the parallel reads run their workers ([`Self::with_pool`]).
+    pub(crate) pool: PoolRef,
 }
 
 with_setters!(ReaderOptions {
@@ -104,7 +108,21 @@ impl Default for ReaderOptions {
             read_size: 1 << 20,
             max_unit_bytes: 256 << 20,
             part_bytes: 8 << 20,
+            pool: PoolRef::default(),
         }
+    }
+}
+
+impl ReaderOptions {
+    /// The options with the parallel reads' workers run on `pool` instead of threads
+    /// started for each read ([`Threads`]): a large file's parts, a stream's runs and many
+    /// files' reads then share the caller's threads. See [`Pool`] for an example.
+    ///
+    /// [`Threads`]: super::Threads
+    /// [`Pool`]: super::Pool
+    pub fn with_pool(mut self, pool: Arc<dyn Pool>) -> ReaderOptions {
+        self.pool = PoolRef::new(pool);
+        self
     }
 }
 

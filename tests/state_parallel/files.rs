@@ -5,7 +5,9 @@
 
 use super::*;
 
-use tfwire::state::FilePiece;
+use std::sync::Arc;
+
+use tfwire::state::{FilePiece, Pool, Threads};
 
 /// What `visit_files_parallel` hands on, one string per piece: the file's index and either
 /// its lines or how it ended.
@@ -92,13 +94,46 @@ fn files_in_parallel_equal_files_one_by_one() {
     assert!(want.iter().filter(|l| l.starts_with("20 ")).count() > 300);
     let options = ReaderOptions::default().with_part_bytes(4096);
     for jobs in [1, 2, 3] {
-        let got = files_parallel(&paths, options.clone(), jobs);
-        // (The first line that differs, rather than two thousand lines.)
-        let differ = got.iter().zip(&want).position(|(g, w)| g != w);
-        assert_eq!(
-            (differ.map(|i| (&got[i], &want[i])), got.len()),
-            (None, want.len()),
-            "jobs {jobs}"
-        );
+        // With threads started per read, and on a pool of the caller's, which every read
+        // on more than one thread runs on: the small files before the large one, the large
+        // one's parts, the small files after it; `jobs` workers each.
+        let pool = Arc::new(Counted::default());
+        let on_pool = options.clone().with_pool(pool.clone());
+        for (options, runs) in [(options.clone(), None), (on_pool, Some(pool))] {
+            let got = files_parallel(&paths, options, jobs);
+            // (The first line that differs, rather than two thousand lines.)
+            let differ = got.iter().zip(&want).position(|(g, w)| g != w);
+            assert_eq!(
+                (differ.map(|i| (&got[i], &want[i])), got.len()),
+                (None, want.len()),
+                "jobs {jobs}"
+            );
+            if let Some(runs) = runs {
+                // (With one job no file is read in parts: one run of all 40.)
+                let expected: &[usize] = match jobs {
+                    1 => &[1],
+                    _ => &[jobs, jobs, jobs],
+                };
+                assert_eq!(runs.workers(), expected, "jobs {jobs}");
+            }
+        }
+    }
+}
+
+/// A pool that starts threads per read, as `Threads` does, and records how many workers
+/// each read asked for.
+#[derive(Default)]
+struct Counted(std::sync::Mutex<Vec<usize>>);
+
+impl Counted {
+    fn workers(&self) -> Vec<usize> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl Pool for Counted {
+    fn run(&self, workers: usize, work: &(dyn Fn() + Sync), caller: &mut dyn FnMut()) {
+        self.0.lock().unwrap().push(workers);
+        Threads.run(workers, work, caller)
     }
 }
