@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc;
 
-use tfwire::state::Pool;
+use tfwire::state::{Pool, Threads};
 
 /// A rayon pool as the library's [`Pool`]: `tfwire state` reads a large file's parts and a
 /// stream's runs on the threads that read its small files (one pool, no threads started per
@@ -19,8 +19,12 @@ pub(super) struct OnRayon(pub(super) rayon::ThreadPool);
 
 impl Pool for OnRayon {
     fn run(&self, workers: usize, work: &(dyn Fn() + Sync), caller: &mut dyn FnMut()) {
-        // (Called from the main thread, never from one of the pool's: the caller's wait for
-        // the workers cannot hold a thread they need.)
+        // `tfwire state` calls this from the main thread only. From one of the pool's own
+        // threads, the caller's wait for the workers could hold the thread they need:
+        // threads of their own then.
+        if self.0.current_thread_index().is_some() {
+            return Threads.run(workers, work, caller);
+        }
         self.0.in_place_scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(move |_| work());

@@ -164,8 +164,8 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     // One pool for everything read in parallel: the schema documents, the runs of small
-    // files (`in_order.rs`), and a large file's parts or a stream's runs (the library's
-    // parallel reads run their workers on it: `OnRayon`).
+    // files (`in_order.rs`), a large file's parts or a stream's runs (the library's parallel
+    // reads run their workers on it: `OnRayon`), and Parquet's files and their closing.
     let rayon_pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -205,7 +205,7 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     let options = DecodeOptions::default()
         .with_skip_unknown_attributes(args.skip_unknown_attrs)
         .with_check_item_counts(args.check_item_counts);
-    if let Some(result) = parquet_files(&args, &set, &options, jobs) {
+    if let Some(result) = parquet_files(&args, &set, &options, (jobs, &shared)) {
         return result;
     }
     let mut out = Output::new();
@@ -581,7 +581,7 @@ fn parquet_files(
     args: &StateArgs,
     set: &SchemaSet,
     options: &DecodeOptions,
-    jobs: usize,
+    (jobs, pool): (usize, &Arc<dyn Pool>),
 ) -> Option<Result<(), Failure>> {
     #[cfg(feature = "parquet")]
     if args.format == OutputFormat::Parquet {
@@ -596,12 +596,12 @@ fn parquet_files(
             &args.states,
             set,
             (options, &arrow),
-            jobs,
+            (jobs, pool),
             dir,
             types,
         ));
     }
-    let _ = (set, options, jobs);
+    let _ = (set, options, jobs, pool);
     (args.out.is_some() || args.exact_numbers).then(|| {
         Err(Failure::Usage(
             "--out and --exact-numbers go with --format parquet".into(),

@@ -12,14 +12,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::PoisonError;
+use std::sync::{Arc, PoisonError};
 
 use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use tfwire::arrow::{ArrowOptions, StateTables};
-use tfwire::state::{Outcome, ReaderOptions, SchemaSet, StateReader};
+use tfwire::state::{Outcome, Pool, ReaderOptions, SchemaSet, StateReader};
 use tfwire::DecodeOptions;
 
 use super::parquet_gathered::Gathered;
@@ -83,7 +83,7 @@ fn write(
     states: &[PathBuf],
     set: &SchemaSet,
     (options, arrow): (&DecodeOptions, &ArrowOptions),
-    jobs: usize,
+    (jobs, shared): (usize, &Arc<dyn Pool>),
     dir: &Path,
 ) -> Result<(Counts, Vec<String>), Failure> {
     std::fs::create_dir_all(dir).map_err(|e| Failure::file(dir, e))?;
@@ -131,7 +131,13 @@ fn write(
                 }
             };
         let reader =
-            StateReader::with_options(file, ReaderOptions::default().with_read_size(READ_SIZE));
+            // (Its runs on the command's pool: `OnRayon`.)
+            StateReader::with_options(
+                file,
+                ReaderOptions::default()
+                    .with_read_size(READ_SIZE)
+                    .with_pool(Arc::clone(shared)),
+            );
         let mut out = Out {
             writers: &mut writers,
             counts: &mut counts,
@@ -178,7 +184,7 @@ fn write(
             Err(e) => bad.push(format!("{name}: {e}")),
         }
     }
-    close_all(writers, jobs, dir)?;
+    close_all(writers, (jobs, shared.as_ref()), dir)?;
     Ok((counts, bad))
 }
 
@@ -186,7 +192,11 @@ fn write(
 /// footer) on `jobs` threads, the tables holding the most bytes first: the files are
 /// independent, and what the tables gather at the end (up to [`MEMORY_BUDGET`]) was a
 /// quarter of a `--jobs 2` run's time on one thread. The first failure in table order.
-fn close_all(writers: BTreeMap<String, Table>, jobs: usize, dir: &Path) -> Result<(), Failure> {
+fn close_all(
+    writers: BTreeMap<String, Table>,
+    (jobs, pool): (usize, &dyn Pool),
+    dir: &Path,
+) -> Result<(), Failure> {
     // Sorted to pop the largest first; the index is the table's place in name order.
     let mut tables: Vec<(usize, String, Table)> = (writers.into_iter().enumerate())
         .map(|(i, (name, t))| (i, name, t))
@@ -210,13 +220,8 @@ fn close_all(writers: BTreeMap<String, Table>, jobs: usize, dir: &Path) -> Resul
                 .push((i, why));
         }
     };
-    std::thread::scope(|scope| {
-        // (A thread the system refuses leaves its share to the others and this one.)
-        for _ in 1..threads {
-            let _ = std::thread::Builder::new().spawn_scoped(scope, close);
-        }
-        close();
-    });
+    // (On the command's pool: this thread and `threads - 1` of the pool's.)
+    pool.run(threads.saturating_sub(1), &close, &mut || close());
     let failures = failures
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner);
@@ -412,7 +417,7 @@ pub fn run(
     states: &[PathBuf],
     set: &SchemaSet,
     options: (&DecodeOptions, &ArrowOptions),
-    jobs: usize,
+    jobs: (usize, &Arc<dyn Pool>),
     dir: &Path,
     types: bool,
 ) -> Result<(), Failure> {
@@ -436,6 +441,7 @@ mod tests {
     use std::sync::Arc;
 
     use arrow_array::{Int64Array, RecordBatch};
+    use tfwire::state::Threads;
 
     use super::*;
 
@@ -550,7 +556,10 @@ mod tests {
                     )
                 })
                 .collect();
-            assert!(close_all(writers, jobs, &dir).is_ok(), "jobs {jobs}");
+            assert!(
+                close_all(writers, (jobs, &Threads), &dir).is_ok(),
+                "jobs {jobs}"
+            );
             for k in 0..5 {
                 let file = std::fs::File::open(dir.join(format!("t{k}.parquet"))).expect("file");
                 let rows = SerializedFileReader::new(file)
@@ -566,7 +575,7 @@ mod tests {
             writers.insert("c".to_string(), table(full, 5_000));
             writers.insert("b".to_string(), table(full, 10));
             writers.insert("d".to_string(), table(&dir.join("d.parquet"), 10));
-            let Err(Failure::BadInput(why)) = close_all(writers, jobs, &dir) else {
+            let Err(Failure::BadInput(why)) = close_all(writers, (jobs, &Threads), &dir) else {
                 panic!("jobs {jobs}: no failure");
             };
             let b = dir.join("b.parquet").display().to_string();

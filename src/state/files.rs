@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::mpsc;
@@ -134,16 +133,18 @@ impl StateReader<File> {
             (vec![map(acc)], result)
         };
         let pool = reader_options.pool.clone();
-        // (One look at each file, on this thread, as the files are reached.)
-        let large_files: Vec<bool> = paths.iter().map(|p| large(p.as_ref())).collect();
         let mut order = InOrder {
             waiting: BTreeMap::new(),
             next: 0,
             sent: 0,
         };
         let mut index = 0;
+        // (Each file is looked at once, on this thread, as it is reached: `large` here, or
+        // by the run of small files before it, which ends there.)
+        let mut known_large = false;
         while let Some(path) = paths.get(index) {
-            if large_files.get(index).copied().unwrap_or(false) {
+            if known_large || large(path.as_ref()) {
+                known_large = false;
                 // Its parts on every thread of the pool (the files before it are handed on).
                 let result = StateReader::visit_file_parallel(
                     path.as_ref(),
@@ -161,38 +162,39 @@ impl StateReader<File> {
                 index = index.saturating_add(1);
                 continue;
             }
-            // A run of small files, each read whole by one of the pool's threads.
-            let end = (index..paths.len())
-                .find(|&i| large_files.get(i).copied().unwrap_or(false))
-                .unwrap_or(paths.len());
+            // A run of small files, each read whole by one of the pool's threads, up to the
+            // next large file.
             let run = Run {
                 paths,
-                files: index..end,
+                from: index,
                 jobs,
             };
-            run.read(pool.get(), &read_whole, &mut order, &mut sink);
-            index = end;
+            index = run.read(pool.get(), &large, &read_whole, &mut order, &mut sink);
+            known_large = index < paths.len();
         }
     }
 }
 
-/// Small files read whole on the pool's threads: `paths[files]`, with `jobs` threads.
+/// Small files read whole on the pool's threads, `jobs` of them: `paths[from]` (a small
+/// file) and those after it up to the next large one.
 struct Run<'p, P> {
     paths: &'p [P],
-    files: Range<usize>,
+    from: usize,
     jobs: usize,
 }
 
 impl<P: AsRef<Path> + Sync> Run<'_, P> {
     /// Reads the run's files by `read_whole` on `pool`, each handed to `sink` in order
-    /// (`order`) once those before it are, at most a few files per thread ahead of it.
+    /// (`order`) once those before it are, at most a few files per thread ahead of it. The
+    /// index of the first file after the run: a `large` one, or the end of `paths`.
     fn read<B: Send, S: FnMut(usize, FilePiece<B>)>(
         &self,
         pool: &dyn Pool,
+        large: &dyn Fn(&Path) -> bool,
         read_whole: &(dyn Fn(&Path) -> FileDone<B> + Sync),
         order: &mut InOrder<B>,
         sink: &mut S,
-    ) {
+    ) -> usize {
         let (work, queue) = mpsc::channel::<(usize, &Path)>();
         let queue = Mutex::new(queue);
         let (done_tx, done) = mpsc::channel::<Done<B>>();
@@ -217,6 +219,7 @@ impl<P: AsRef<Path> + Sync> Run<'_, P> {
         };
         let ahead = self.jobs.saturating_mul(AHEAD_PER_JOB);
         let mut start = Some((work, done));
+        let mut end = self.paths.len();
         let mut caller = || {
             // Owned here: should `sink` panic, or a worker's panic be raised again by
             // `receive`, the queue and the receiver are dropped as this unwinds, and each
@@ -224,14 +227,14 @@ impl<P: AsRef<Path> + Sync> Run<'_, P> {
             let Some((work, done)) = start.take() else {
                 return;
             };
-            for index in self.files.clone() {
-                let Some(path) = self.paths.get(index) else {
+            for (index, path) in self.paths.iter().enumerate().skip(self.from) {
+                if index > self.from && large(path.as_ref()) {
+                    end = index;
                     break;
-                };
+                }
                 order.receive(&done, ahead.saturating_sub(1), sink);
                 order.sent = index.saturating_add(1);
-                // (A send fails only if every thread panicked, and `receive` raises the
-                // panic.)
+                // (The queue's receiver lives in this frame: the send cannot fail.)
                 let _ = work.send((index, path.as_ref()));
             }
             order.receive(&done, 0, sink);
@@ -239,6 +242,7 @@ impl<P: AsRef<Path> + Sync> Run<'_, P> {
             drop(work);
         };
         pool.run(self.jobs, &worker, &mut caller);
+        end
     }
 }
 

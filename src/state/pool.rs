@@ -53,8 +53,15 @@ pub trait Pool: Send + Sync {
     /// runs on the calling thread; returns once `caller` and every run of `work` have
     /// returned. Every run must start, but not necessarily at once: a read's workers take
     /// their work from a queue and wait only for `caller`, so a busy pool delays a read and
-    /// never stops it. A panic in `caller` or in a run is raised again by `run` once the
-    /// others have returned (a read stops its workers when `caller` unwinds).
+    /// never stops it — provided a thread of the pool is left for them: `caller` waits for
+    /// the workers' results, so `run` must not be called from a thread the runs need (from
+    /// one of a one-thread pool's, or from every thread of a pool at once). A panic in
+    /// `caller` or in a run is raised again by `run` once the others have returned (a read
+    /// stops its workers when `caller` unwinds).
+    ///
+    /// A read's walk keeps its buffers per thread for the next walk (`reader.rs`): on a
+    /// pool's long-lived threads they stay after the read, ready for the next file, where
+    /// [`Threads`] frees them as its threads end.
     fn run(&self, workers: usize, work: &(dyn Fn() + Sync), caller: &mut dyn FnMut());
 }
 

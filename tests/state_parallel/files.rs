@@ -121,9 +121,10 @@ fn files_in_parallel_equal_files_one_by_one() {
 }
 
 /// A pool that starts threads per read, as `Threads` does, and records how many workers
-/// each read asked for.
+/// each read asked for; it fails a read that starts while another runs (the runs of small
+/// files and the large file's parts follow each other).
 #[derive(Default)]
-struct Counted(std::sync::Mutex<Vec<usize>>);
+struct Counted(std::sync::Mutex<Vec<usize>>, std::sync::atomic::AtomicBool);
 
 impl Counted {
     fn workers(&self) -> Vec<usize> {
@@ -133,7 +134,13 @@ impl Counted {
 
 impl Pool for Counted {
     fn run(&self, workers: usize, work: &(dyn Fn() + Sync), caller: &mut dyn FnMut()) {
+        use std::sync::atomic::Ordering;
+        assert!(
+            !self.1.swap(true, Ordering::SeqCst),
+            "a read while another runs"
+        );
         self.0.lock().unwrap().push(workers);
-        Threads.run(workers, work, caller)
+        Threads.run(workers, work, caller);
+        self.1.store(false, Ordering::SeqCst);
     }
 }

@@ -271,7 +271,8 @@ fn parallel_walk_reports_malformed_resources_as_visit_does() {
 
 /// A sink that panics ends a read on every thread: the panic comes back to the caller, and no
 /// worker is left waiting for results never handed on — in parts (parts of 4,999 bytes, each
-/// with a resource start) and as a stream (parts of 397 bytes, most without one).
+/// with a resource start) and as a stream (parts of 397 bytes, most without one; reads of
+/// 4 KiB, so that many batches are queued when the sink first panics).
 #[test]
 fn a_panicking_sink_ends_a_parallel_read() {
     for (part_bytes, jobs) in [(4_999, 2), (4_999, 3), (397, 2), (397, 3)] {
@@ -283,7 +284,9 @@ fn a_panicking_sink_ends_a_parallel_read() {
                 StateReader::visit_memory_parallel(
                     text.into_bytes(),
                     None::<fn(std::ops::Range<usize>)>,
-                    ReaderOptions::default().with_part_bytes(part_bytes),
+                    ReaderOptions::default()
+                        .with_part_bytes(part_bytes)
+                        .with_read_size(4096),
                     &set,
                     &DecodeOptions::default(),
                     jobs,
