@@ -94,6 +94,13 @@ pub(super) static STEP: [u16; 256] = {
     table
 };
 
+/// True for a [`STEP`] of a value that is its header alone (no items, a fixstr's bytes
+/// unread): a fixstr, a scalar, an empty list or map.
+#[inline(always)]
+pub(super) fn header_only(step: u16) -> bool {
+    step.wrapping_sub(1) < 0xff
+}
+
 /// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii_with`]), by AVX2 and
 /// POPCNT where the CPU has them.
 #[inline(always)]

@@ -7,7 +7,7 @@
 //! all it stepped over; when they differ a string held one, and the caller steps over the
 //! same pairs again by [`stepped_over_run`], which checks each as it goes ([`value_end`]).
 
-use super::deferred::{count_non_ascii, marked_value_end, STEP};
+use super::deferred::{count_non_ascii, header_only, marked_value_end, STEP};
 use super::reader::{is_one_byte, value_end};
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::program::key::AttrEntry;
@@ -84,10 +84,8 @@ fn pairs_run(
             let key_end = usize::from(marker & 0x1f).wrapping_add(1);
             let vm = chunk.get(key_end).copied().unwrap_or(0xc1);
             let step = STEP.get(usize::from(vm)).copied().unwrap_or(0);
-            if step.wrapping_sub(1) < 0xff {
-                // A value of one header byte and no items: a fixstr (its bytes not read), a
-                // scalar, an empty list or map. (Its marker when not ASCII; the keys' markers
-                // are counted below.)
+            if header_only(step) {
+                // (Its marker when not ASCII; the keys' markers are counted below.)
                 marks = marks.wrapping_add(usize::from(vm >> 7));
                 pos = pos.wrapping_add(key_end).wrapping_add(usize::from(step));
             } else {
