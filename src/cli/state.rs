@@ -166,13 +166,13 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
     // One pool for everything read in parallel: the schema documents, the runs of small
     // files (`in_order.rs`), a large file's parts or a stream's runs (the library's parallel
     // reads run their workers on it: `OnRayon`), and Parquet's files and their closing.
-    let rayon_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| Failure::BadInput(format!("--jobs {jobs}: {e}")))?;
-    let on_rayon = Arc::new(OnRayon(rayon_pool));
-    let pool = &on_rayon.0;
-    let shared: Arc<dyn Pool> = on_rayon.clone();
+    let on_rayon = Arc::new(OnRayon(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|e| Failure::BadInput(format!("--jobs {jobs}: {e}")))?,
+    ));
+    let (pool, shared): (_, Arc<dyn Pool>) = (&on_rayon.0, on_rayon.clone());
     // The documents (they can be tens of MB) are read and outlined in parallel, then added
     // in order; each schema is parsed when an instance of its type first needs it.
     let docs: Vec<_> = pool.install(|| {

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use bumpalo::Bump;
 
 use super::envelope::Raw;
-use super::pool::Handouts;
+use super::pool::{run_once, Handouts};
 use super::split::{Counts, Delimited, RawResource, ResourceReader};
 use super::values::attributes_fault;
 use super::{Attributes, Instance, InstanceRef, Outcome, Resource, SchemaSet, StateError};
@@ -435,14 +435,9 @@ impl<R: Read> StateReader<R> {
             }
         };
         let pool = self.options.pool.clone();
-        let mut start = Some((self, work));
-        let mut outcome = None;
-        let mut caller = || {
-            // (Owned here: should `sink` panic, the queue closes as this unwinds and the
-            // workers end.)
-            let Some((reader, work)) = start.take() else {
-                return;
-            };
+        // (`self` and the queue's sender are the caller's: should `sink` panic, the queue
+        // closes as it unwinds and the workers end.)
+        let caller = || {
             let mut own = Worker {
                 bump: Bump::new(),
                 reader: ResourceReader::new(),
@@ -490,7 +485,7 @@ impl<R: Read> StateReader<R> {
                 batch.take_resources(delimited);
                 hand_on(batch, order, (sink, *help), true);
             };
-            let result = reader.walk(
+            let result = self.walk(
                 set,
                 options,
                 false,
@@ -514,17 +509,15 @@ impl<R: Read> StateReader<R> {
             drop(work);
             order.receive(&done, 0, sink, help);
             // A worker's fault comes before anything the walk met after it.
-            outcome = Some(match order.fault {
+            match order.fault {
                 Some(fault) => Err(fault),
                 None => result.map(|mut summary| {
                     summary.instances = summary.instances.saturating_add(order.counts.instances);
                     summary.skipped = summary.skipped.saturating_add(order.counts.skipped);
                     summary
                 }),
-            });
+            }
         };
-        pool.get().run(spawned, &worker, &mut caller);
-        // (A pool runs `caller` to its end, or `run` unwinds.)
-        outcome.unwrap_or_else(|| Err(StateError::new("the pool did not run the read")))
+        run_once(pool.get(), spawned, &worker, caller)
     }
 }

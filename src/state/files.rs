@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::thread;
 
 use super::part_source::FileSource;
-use super::pool::{Handouts, Pool};
+use super::pool::{run_once, Handouts, Pool};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
 
@@ -218,15 +218,12 @@ impl<P: AsRef<Path> + Sync> Run<'_, P> {
             }
         };
         let ahead = self.jobs.saturating_mul(AHEAD_PER_JOB);
-        let mut start = Some((work, done));
-        let mut end = self.paths.len();
-        let mut caller = || {
-            // Owned here: should `sink` panic, or a worker's panic be raised again by
-            // `receive`, the queue and the receiver are dropped as this unwinds, and each
-            // thread stops after its file.
-            let Some((work, done)) = start.take() else {
-                return;
-            };
+        let caller = || {
+            // The queue's sender and the receiver are the caller's: should `sink` panic, or
+            // a worker's panic be raised again by `receive`, they are dropped as this
+            // unwinds, and each thread stops after its file.
+            let done = done;
+            let mut end = self.paths.len();
             for (index, path) in self.paths.iter().enumerate().skip(self.from) {
                 if index > self.from && large(path.as_ref()) {
                     end = index;
@@ -240,9 +237,18 @@ impl<P: AsRef<Path> + Sync> Run<'_, P> {
             order.receive(&done, 0, sink);
             // The threads stop when the queue closes.
             drop(work);
+            Ok(end)
         };
-        pool.run(self.jobs, &worker, &mut caller);
-        end
+        match run_once(pool, self.jobs, &worker, caller) {
+            Ok(end) => end,
+            // (A pool that never ran the run: its first file ends with the error, and the
+            // next is tried.)
+            Err(e) => {
+                sink(self.from, FilePiece::End(Err(e)));
+                order.skip(self.from);
+                self.from.saturating_add(1)
+            }
+        }
     }
 }
 

@@ -11,6 +11,8 @@ use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
+use super::StateError;
+
 /// Threads a parallel read runs its workers on ([`ReaderOptions::with_pool`]).
 ///
 /// A read calls [`Pool::run`] once per file it reads in parallel (once per run of small
@@ -117,6 +119,24 @@ impl fmt::Debug for PoolRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(if self.0.is_some() { "Pool" } else { "Threads" })
     }
+}
+
+/// [`Pool::run`] with `caller` run once, by value, so that what it owns (a queue's sender,
+/// a stopper) is dropped as it returns or unwinds, which ends the workers; what it returned,
+/// or an error when the pool returned without running it.
+pub(crate) fn run_once<T>(
+    pool: &dyn Pool,
+    workers: usize,
+    work: &(dyn Fn() + Sync),
+    caller: impl FnOnce() -> Result<T, StateError>,
+) -> Result<T, StateError> {
+    let (mut caller, mut result) = (Some(caller), None);
+    pool.run(workers, work, &mut || {
+        if let Some(caller) = caller.take() {
+            result = Some(caller());
+        }
+    });
+    result.unwrap_or_else(|| Err(StateError::new("the pool did not run the read")))
 }
 
 /// One clone of a value (a channel's sender) for each of a read's workers, taken as the

@@ -41,7 +41,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::{io, thread};
 
 use super::part_source::{first_resource_in, parts, FileSource, MemorySource, PartSource};
-use super::pool::Handouts;
+use super::pool::{run_once, Handouts};
 use super::reader::{PartEnd, PartStart};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
@@ -109,7 +109,8 @@ struct Gate {
     stop: bool,
 }
 
-/// Sets the gate's `stop` and wakes the workers waiting at it; again when dropped.
+/// Sets the gate's `stop` and wakes the workers waiting at it; again when dropped (so when
+/// the read ends, whether it returns or unwinds).
 struct Stopper<'g>(&'g (Mutex<Gate>, Condvar));
 
 impl Stopper<'_> {
@@ -280,8 +281,9 @@ impl StateReader<File> {
     /// thread that read them, and handed to `sink` in file order on the calling thread. A
     /// file of less than two parts ([`ReaderOptions::part_bytes`]), or `jobs` 1, is read by
     /// [`StateReader::visit_parallel_map`], and so is a file at least half of whose parts
-    /// (of eight spread over it) hold no resource start near their beginning (a resource larger than a part, such as a
-    /// `for_each` of many instances: that reader hands its instances to the workers).
+    /// (of eight spread over it) hold no resource start near their beginning (a resource
+    /// larger than a part, such as a `for_each` of many instances: that reader hands its
+    /// instances to the workers).
     ///
     /// ```
     /// use tfwire::state::{ReaderOptions, SchemaSet, StateReader};
@@ -513,8 +515,7 @@ where
                 }
             }
         };
-        let mut result = None;
-        let mut caller = || {
+        let caller = || {
             // Stops the workers when the read ends, returning or unwinding (a panicking
             // `sink`): none is left waiting at the window for parts never handed on.
             let stopper = Stopper(&gate);
@@ -534,10 +535,8 @@ where
                             Ok((j, Ok(part))) => {
                                 early.insert(j, part);
                             }
-                            Ok((_, Err(panic))) => {
-                                stop();
-                                std::panic::resume_unwind(panic);
-                            }
+                            // (The stopper stops the workers as this unwinds.)
+                            Ok((_, Err(panic))) => std::panic::resume_unwind(panic),
                             // (Every worker has ended: they all took their parts.)
                             Err(_) => {
                                 break PartDone {
@@ -593,12 +592,9 @@ where
                 shared.source.done_before(u64::MAX);
                 total.finish()
             };
-            result = Some(read());
-            stop();
+            read()
         };
-        pool.run(jobs, &worker, &mut caller);
-        // (A pool runs `caller` to its end, or `run` unwinds.)
-        result.unwrap_or_else(|| Err(StateError::new("the pool did not run the read")))
+        run_once(pool, jobs, &worker, caller)
     }
 }
 

@@ -144,3 +144,26 @@ impl Pool for Counted {
         self.1.store(false, Ordering::SeqCst);
     }
 }
+
+/// A pool that returns without running anything: every read on it fails with that error,
+/// and no file is left without its end (nothing hangs, nothing is dropped silently).
+struct Idle;
+
+impl Pool for Idle {
+    fn run(&self, _: usize, _: &(dyn Fn() + Sync), _: &mut dyn FnMut()) {}
+}
+
+#[test]
+fn a_pool_that_runs_nothing_fails_each_read() {
+    let dir = common::scratch_dir("files-idle-pool");
+    let mut paths = Vec::new();
+    for i in 0..3 {
+        let path = dir.join(format!("{i}.tfstate"));
+        std::fs::write(&path, one_resource(1, |_| r#"{"id":"x"}"#.into(), "")).unwrap();
+        paths.push(path);
+    }
+    let options = ReaderOptions::default().with_pool(Arc::new(Idle));
+    let got = files_parallel(&paths, options, 2);
+    let error = "error the pool did not run the read";
+    assert_eq!(got, [0, 1, 2].map(|i| format!("{i} {error}")));
+}
