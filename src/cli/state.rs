@@ -172,7 +172,8 @@ pub fn run(args: StateArgs) -> Result<(), Failure> {
             .build()
             .map_err(|e| Failure::BadInput(format!("--jobs {jobs}: {e}")))?,
     ));
-    let (pool, shared): (_, Arc<dyn Pool>) = (&on_rayon.0, on_rayon.clone());
+    let pool = &on_rayon.0;
+    let shared: Arc<dyn Pool> = on_rayon.clone();
     // The documents (they can be tens of MB) are read and outlined in parallel, then added
     // in order; each schema is parsed when an instance of its type first needs it.
     let docs: Vec<_> = pool.install(|| {
