@@ -10,6 +10,7 @@
 //!
 //! [`value_end`]: super::reader::value_end
 
+use super::reader::is_one_byte;
 #[cfg(target_arch = "x86_64")]
 use crate::bytes::Avx2Mask;
 use crate::bytes::{first, AsciiMask, BaselineMask, BLOCK};
@@ -34,11 +35,23 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
         // (A marker at or above 0x80 is one of the marks; `m >> 7` is 0 or 1.)
         marks = marks.wrapping_add(usize::from(m >> 7));
         // (`pos < buf.len()`: the sums below are small and cannot wrap.)
-        let step = STEP.get(usize::from(m)).copied().unwrap_or(0);
-        if step != 0 {
-            // A fixstr (its bytes not read), a fixint, nil, a boolean, a fixmap or fixarray.
-            pos = pos.wrapping_add(usize::from(step & 0xff));
-            pending = pending.wrapping_add(u64::from(step >> 8));
+        // A one-byte header by branches, not a table: the next position then waits on the
+        // marker only for a fixstr (P61, `perf/optimizations.md`).
+        if m & 0xe0 == 0xa0 {
+            // A fixstr, its bytes not read.
+            pos = pos.wrapping_add(1).wrapping_add(usize::from(m & 0x1f));
+            continue;
+        }
+        if is_one_byte(m) {
+            // A fixint, nil, a boolean, an empty fixmap or fixarray.
+            pos = pos.wrapping_add(1);
+            continue;
+        }
+        if m & 0xe0 == 0x80 {
+            // A fixmap's keys and values, a fixarray's elements.
+            let n = u64::from(m & 0x0f);
+            pending = pending.wrapping_add(if m < 0x90 { n << 1 } else { n });
+            pos = pos.wrapping_add(1);
             continue;
         }
         let (header, payload) = match m {
@@ -71,34 +84,6 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
         pos = pos.wrapping_add(header).saturating_add(payload);
     }
     (pos <= buf.len()).then_some((pos, marks))
-}
-
-/// For each marker of a one-byte header: the bytes it steps over (low byte: 1, and a
-/// fixstr's length) and the items it adds (high byte: a fixmap's keys and values, a
-/// fixarray's elements); 0 for every other marker.
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // (built at compile time)
-pub(super) static STEP: [u16; 256] = {
-    let mut table = [0u16; 256];
-    let mut m = 0usize;
-    while m < 256 {
-        let b = m as u8;
-        table[m] = match b {
-            0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => 1,
-            0x80..=0x8f => 1 | ((b as u16 & 0x0f) << 9),
-            0x90..=0x9f => 1 | ((b as u16 & 0x0f) << 8),
-            0xa0..=0xbf => 1 + (b as u16 & 0x1f),
-            _ => 0,
-        };
-        m += 1;
-    }
-    table
-};
-
-/// True for a [`STEP`] of a value that is its header alone (no items, a fixstr's bytes
-/// unread): a fixstr, a scalar, an empty list or map.
-#[inline(always)]
-pub(super) fn header_only(step: u16) -> bool {
-    step.wrapping_sub(1) < 0xff
 }
 
 /// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii_with`]), by AVX2 and
@@ -170,29 +155,31 @@ fn count_non_ascii_with<M: AsciiMask>(
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
-    use super::{count_non_ascii_with, marked_value_end, STEP};
+    use super::{count_non_ascii_with, marked_value_end};
     use crate::bytes::{AsciiMask, BaselineMask};
     use crate::decode::msgpack::reader::tests::{outcome, random_input};
     use crate::decode::msgpack::reader::Reader;
     use crate::test_rng::{next, rounds};
 
-    /// Every marker's `STEP` against the careful stepper: a marker with a step is the whole
-    /// header, and its value followed by fixints ends where the step and its items say; a
-    /// marker without one has a longer header (or is the reserved 0xc1).
+    /// Every marker, followed by zero bytes: the marked walk ends where the careful stepper
+    /// does, counting the marker as a mark when it is at or above 0x80, or leaves the value
+    /// to the careful walk (binaries, extensions, 32-bit containers, the reserved 0xc1).
     #[test]
-    fn steps_of_every_marker() {
+    fn every_marker_steps_as_the_careful_stepper() {
         for m in 0..=255u8 {
-            let step = STEP[usize::from(m)];
             let mut input = vec![m];
             input.extend_from_slice(&[0; 64]);
             let mut careful = Reader::new(&input);
             let end = careful.skip_items(1, false).ok().map(|()| careful.pos);
-            if step == 0 {
-                assert!(m == 0xc1 || (0xc4..=0xdf).contains(&m), "marker {m:#04x}");
-            } else {
-                let (bytes, items) = (usize::from(step & 0xff), usize::from(step >> 8));
-                assert_eq!(end, Some(bytes + items), "marker {m:#04x}");
-                assert!(items == 0 || bytes == 1, "marker {m:#04x}");
+            match marked_value_end(&input, 0, 0) {
+                Some((at, marks)) => {
+                    assert_eq!(Some(at), end, "marker {m:#04x}");
+                    assert_eq!(marks, usize::from(m >= 0x80), "marker {m:#04x}");
+                }
+                None => assert!(
+                    matches!(m, 0xc1 | 0xc4..=0xc9 | 0xd4..=0xd8 | 0xdd | 0xdf),
+                    "marker {m:#04x}"
+                ),
             }
         }
     }

@@ -7,7 +7,7 @@
 //! all it stepped over; when they differ a string held one, and the caller steps over the
 //! same pairs again by [`stepped_over_run`], which checks each as it goes ([`value_end`]).
 
-use super::deferred::{count_non_ascii, header_only, marked_value_end, STEP};
+use super::deferred::{count_non_ascii, marked_value_end};
 use super::reader::{is_one_byte, value_end};
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::program::key::AttrEntry;
@@ -83,11 +83,17 @@ fn pairs_run(
             debug_assert!((0xa0..=0xbf).contains(&marker));
             let key_end = usize::from(marker & 0x1f).wrapping_add(1);
             let vm = chunk.get(key_end).copied().unwrap_or(0xc1);
-            let step = STEP.get(usize::from(vm)).copied().unwrap_or(0);
-            if header_only(step) {
+            if vm & 0xe0 == 0xa0 {
+                // (A fixstr's marker is at or above 0x80.)
+                marks = marks.wrapping_add(1);
+                pos = pos
+                    .wrapping_add(key_end)
+                    .wrapping_add(1)
+                    .wrapping_add(usize::from(vm & 0x1f));
+            } else if is_one_byte(vm) {
                 // (Its marker when not ASCII; the keys' markers are counted below.)
                 marks = marks.wrapping_add(usize::from(vm >> 7));
-                pos = pos.wrapping_add(key_end).wrapping_add(usize::from(step));
+                pos = pos.wrapping_add(key_end).wrapping_add(1);
             } else {
                 // A longer value: the walk, the key not read again.
                 let value_at = pos.wrapping_add(key_end);
