@@ -10,6 +10,7 @@
 
 use rmp::Marker;
 
+use super::deferred::{count_non_ascii, marked_value_end};
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 
 /// Cursor over borrowed bytes.
@@ -145,6 +146,14 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
         if utf8 {
+            // The deferred walk first: headers stepped over, then one count of the bytes at
+            // or above 0x80 tells whether every string is ASCII (`deferred.rs`).
+            if let Some((end, marks)) = marked_value_end(self.buf, self.pos, 0) {
+                if count_non_ascii(self.buf, self.pos, end) == Some(marks) {
+                    self.pos = end;
+                    return Ok(());
+                }
+            }
             if let Some(end) = value_end(self.buf, self.pos) {
                 self.pos = end;
                 return Ok(());
