@@ -1,10 +1,10 @@
 //! The validating skip of a whole JSON value (an unknown attribute's, or a discarded one):
 //! every string, number and literal checked as a decode would, without recursion and without
 //! building anything. [`skip_whole`], for values that may be large (a whole document, a state's
-//! values), tries the two-stage skip (`token_skip.rs`) on containers first; when that one is
-//! not sure, [`skip`] walks the value again and names the fault. [`skip`] steps over an
-//! object's compact pairs of plain values a window at a time (`pairs.rs`) and over anything
-//! else a token at a time.
+//! values), tries the two-stage skip (`token_skip.rs`) on containers first where it is chosen
+//! (`TFWIRE_JSON_SKIP=two-stage`); when that one is not sure, or not chosen, [`skip`] walks the
+//! value and names any fault. [`skip`] steps over an object's compact pairs of plain values a
+//! window at a time (`pairs.rs`) and over anything else a token at a time.
 
 use super::counted::container_end_counted;
 use super::number::number;

@@ -22,9 +22,12 @@
 //! the same end: a property test (`token_skip/tests.rs`) on valid and mutated containers, and
 //! the `skip_differential` fuzz target against serde_json.
 //!
-//! It runs where the CPU's [`Level`] is AVX-512BW (and PCLMULQDQ is there): below that it
-//! measured slower than the careful skip, so `container_end` is "not sure" and the careful
-//! skip runs. A naive classifier (a byte loop) is the tests' oracle, and what Miri runs.
+//! It runs only where `TFWIRE_JSON_SKIP=two-stage` is in the environment and the CPU's
+//! [`Level`] is AVX-512BW (with PCLMULQDQ); anywhere else `container_end` is "not sure" and
+//! the careful skip runs. Below AVX-512 it measured slower than the careful skip (S11 in
+//! `perf/optimizations.md`), and at AVX-512 too, on a Zen 5 (S39: 0.4–0.7× the careful skip);
+//! CI runs the JSON suite once with it chosen. A naive classifier (a byte loop) is the tests'
+//! oracle, and what Miri runs.
 
 #[cfg(target_arch = "x86_64")]
 use super::extent::Clmul;
@@ -35,6 +38,8 @@ use super::number::number;
 use super::scan::literal;
 use super::simd::{escaped_bytes, Isa, Level};
 use super::string::escape;
+#[cfg(target_arch = "x86_64")]
+use std::sync::OnceLock;
 
 /// Deepest nesting this skip follows (one bit per open container); deeper is "not sure".
 const MAX_NESTING: u32 = 64;
@@ -52,15 +57,26 @@ pub(super) fn container_end(buf: &[u8], at: usize, max_depth: usize) -> Option<u
     match Level::current().isa() {
         // (Every AVX-512 CPU has PCLMULQDQ; checked all the same, once: the check is cached.)
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if std::arch::is_x86_feature_detected!("pclmulqdq") => {
+        Isa::Avx512 if two_stage_chosen() && std::arch::is_x86_feature_detected!("pclmulqdq") => {
             // SAFETY: a `Level` is made only for an instruction set the CPU has, and
             // PCLMULQDQ was checked just now.
             unsafe { skip_avx512(buf, at, depth) }
         }
         // Below AVX-512 this skip measured slower than the careful one (AVX2: 2,069 MB/s
-        // against 2,420 on `aws_instance`; SSE2: 1,249): not sure, so the careful one runs.
+        // against 2,420 on `aws_instance`; SSE2: 1,249), and unless chosen: not sure, so the
+        // careful one runs.
         _ => None,
     }
+}
+
+/// Whether `TFWIRE_JSON_SKIP=two-stage` is in the environment (read once): the two-stage
+/// skip measured slower than the careful one on every CPU it was last measured on (a Zen 5
+/// at AVX-512: 3,831 MB/s against 5,818 on `aws_instance`, 2,321 against 5,686 on a 330 MB
+/// state), so it runs only where chosen.
+#[cfg(target_arch = "x86_64")]
+fn two_stage_chosen() -> bool {
+    static CHOSEN: OnceLock<bool> = OnceLock::new();
+    *CHOSEN.get_or_init(|| std::env::var_os("TFWIRE_JSON_SKIP").is_some_and(|v| v == "two-stage"))
 }
 
 /// Bit `k` set when byte `k` of a 64-byte block is a quote / a backslash / a colon / a
