@@ -36,8 +36,8 @@ use std::ops::Range;
 use std::panic::{AssertUnwindSafe, RefUnwindSafe, UnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::mpsc::{self, TryRecvError};
+use std::sync::Arc;
 use std::{io, thread};
 
 use super::part_source::{first_resource_in, parts, FileSource, MemorySource, PartSource};
@@ -45,6 +45,7 @@ use super::pool::{run_once, Handouts};
 use super::reader::{PartEnd, PartStart};
 use super::{InstanceRef, Outcome, ReaderOptions, SchemaSet, StateError, StateReader, Summary};
 use crate::program::DecodeOptions;
+use window::{Stopper, Window};
 
 /// Instances per accumulator when the calling thread reads the rest of a state itself.
 const FALLBACK_RUN: usize = 4096;
@@ -100,31 +101,6 @@ struct PartDone<B> {
     start: Option<u64>,
     made: Option<B>,
     walked: Result<(Summary, PartEnd), StateError>,
-}
-
-/// Which parts the workers may take: those before `sunk + window`.
-struct Gate {
-    next: usize,
-    sunk: usize,
-    stop: bool,
-}
-
-/// Sets the gate's `stop` and wakes the workers waiting at it; again when dropped (so when
-/// the read ends, whether it returns or unwinds).
-struct Stopper<'g>(&'g (Mutex<Gate>, Condvar));
-
-impl Stopper<'_> {
-    fn stop(&self) {
-        let (gate, woken) = self.0;
-        gate.lock().unwrap_or_else(PoisonError::into_inner).stop = true;
-        woken.notify_all();
-    }
-}
-
-impl Drop for Stopper<'_> {
-    fn drop(&mut self) {
-        self.stop();
-    }
 }
 
 /// What every part's reader shares.
@@ -476,38 +452,18 @@ where
 {
     {
         let pool = shared.reader_options.pool.get();
-        let gate = (
-            Mutex::new(Gate {
-                next: 0,
-                sunk: 0,
-                stop: false,
-            }),
-            Condvar::new(),
-        );
-        let window = jobs.saturating_mul(2);
+        let window = Window::new(parts.len(), jobs.saturating_mul(2));
+        // The calling thread reads parts too while it waits for the next one to hand on:
+        // `jobs - 1` workers beside it, so that `jobs` threads read (F58 in
+        // `perf/optimizations.md`: a third thread woken for each part cost 14% more CPU).
+        let workers = jobs.saturating_sub(1).max(1);
         let (done_tx, done) = mpsc::channel::<(usize, thread::Result<PartDone<B>>)>();
-        let senders = Handouts::new(done_tx, jobs);
+        let senders = Handouts::new(done_tx, workers);
         let worker = || {
             let Some(done_tx) = senders.take() else {
                 return;
             };
-            let gate = &gate;
-            loop {
-                let k = {
-                    let Ok(mut g) = gate.0.lock() else { return };
-                    while !g.stop && g.next < parts.len() && g.next >= g.sunk.saturating_add(window)
-                    {
-                        g = match gate.1.wait(g) {
-                            Ok(g) => g,
-                            Err(_) => return,
-                        };
-                    }
-                    if g.stop || g.next >= parts.len() {
-                        return;
-                    }
-                    g.next = g.next.saturating_add(1);
-                    g.next.saturating_sub(1)
-                };
+            while let Some(k) = window.take_waiting() {
                 let part =
                     std::panic::catch_unwind(AssertUnwindSafe(|| shared.read_part(k, parts)));
                 if done_tx.send((k, part)).is_err() {
@@ -518,8 +474,7 @@ where
         let caller = || {
             // Stops the workers when the read ends, returning or unwinding (a panicking
             // `sink`): none is left waiting at the window for parts never handed on.
-            let stopper = Stopper(&gate);
-            let stop = || stopper.stop();
+            let _stopper = Stopper(&window);
             let mut read = || -> Result<Summary, StateError> {
                 let mut early = BTreeMap::new();
                 let mut total = Total::default();
@@ -531,14 +486,26 @@ where
                         if let Some(part) = early.remove(&k) {
                             break part;
                         }
-                        match done.recv() {
-                            Ok((j, Ok(part))) => {
+                        // A part read meanwhile; else one read here, if the window has room;
+                        // else the wait for the workers'.
+                        let got = match done.try_recv() {
+                            Err(TryRecvError::Empty) => match window.take_now() {
+                                Some(j) => {
+                                    early.insert(j, shared.read_part(j, parts));
+                                    continue;
+                                }
+                                None => done.recv().ok(),
+                            },
+                            got => got.ok(),
+                        };
+                        match got {
+                            Some((j, Ok(part))) => {
                                 early.insert(j, part);
                             }
                             // (The stopper stops the workers as this unwinds.)
-                            Ok((_, Err(panic))) => std::panic::resume_unwind(panic),
+                            Some((_, Err(panic))) => std::panic::resume_unwind(panic),
                             // (Every worker has ended: they all took their parts.)
-                            Err(_) => {
+                            None => {
                                 break PartDone {
                                     start: None,
                                     made: None,
@@ -547,10 +514,7 @@ where
                             }
                         }
                     };
-                    if let Ok(mut g) = gate.0.lock() {
-                        g.sunk = k.saturating_add(1);
-                    }
-                    gate.1.notify_all();
+                    window.sunk(k);
                     // The parts before this one are read: no reader reads before its range
                     // again (its walk, or the read of it here, starts where the part before
                     // stopped, in it or after).
@@ -581,7 +545,7 @@ where
                         }
                     }
                 }
-                stop();
+                window.stop();
                 // A resource after the last part's end (the file grew while it was read): the
                 // rest is read here.
                 if let Some(at) = expected {
@@ -594,9 +558,11 @@ where
             };
             read()
         };
-        run_once(pool, jobs, &worker, caller)
+        run_once(pool, workers, &worker, caller)
     }
 }
+
+mod window;
 
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
