@@ -21,7 +21,9 @@
 //! again itself, from where the part before stopped, with the resources' indexes known, as
 //! [`StateReader::visit`] would read it; a fault there ends the read. So the instances,
 //! their order and the error are those of one walk, whatever the file holds.
-//! Memory: the parts in flight (twice the jobs) and their results.
+//! Memory: the parts in flight (twice the jobs) and their results. The calling thread, which
+//! hands the results on, reads parts too while the next is not ready, beside `jobs - 1`
+//! workers: `jobs` threads read (which part a reader takes: `ranges/window.rs`).
 //!
 //! A state at least half of whose parts (of eight spread over it) hold no resource start in
 //! their first MiB — one resource, or
