@@ -1,5 +1,7 @@
 //! The skip walk with its UTF-8 checks deferred, for the projection's runs
-//! (`projected.rs`), which step over many values before they look at the result.
+//! (`projected.rs`), which step over many values before they look at the result, and for the
+//! reader's skip of a nested value (`reader.rs`, `Reader::skip_value`); and which markers are
+//! a whole value ([`is_one_byte`]).
 //! [`marked_value_end`] walks one value as [`value_end`] does but reads no string's bytes:
 //! it counts the bytes at or above 0x80 that are not a string's (markers, a str8's length,
 //! a number's bytes, a container's count). A run then counts the bytes at or above 0x80 of
@@ -10,7 +12,6 @@
 //!
 //! [`value_end`]: super::reader::value_end
 
-use super::reader::is_one_byte;
 #[cfg(target_arch = "x86_64")]
 use crate::bytes::Avx2Mask;
 use crate::bytes::{first, AsciiMask, BaselineMask, BLOCK};
@@ -84,6 +85,13 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
         pos = pos.wrapping_add(header).saturating_add(payload);
     }
     (pos <= buf.len()).then_some((pos, marks))
+}
+
+/// True for a marker that is the whole value: a fixint, nil, a boolean, an empty fixarray or
+/// fixmap.
+#[inline(always)]
+pub(crate) const fn is_one_byte(m: u8) -> bool {
+    m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3 | 0x80 | 0x90)
 }
 
 /// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii_with`]), by AVX2 and

@@ -1,8 +1,8 @@
 //! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
 //! value of any depth iteratively — [`value_end`], at the skip walk's pace with no error
-//! paths, and the careful [`Reader::skip_items`] that names a fault (`deferred.rs` has a
-//! third, with the UTF-8 checks left to its caller). Returns `None` at end of
-//! input; callers attach offsets.
+//! paths, and the careful [`Reader::skip_items`] that names a fault; `deferred.rs` has a
+//! third, with the UTF-8 checks deferred, which [`Reader::skip_value`] tries first on a nested
+//! value. Returns `None` at end of input; callers attach offsets.
 //!
 //! Every read goes through `get`, so a position past the end is never a panic, only `None`.
 //! `pos <= buf.len() <= isize::MAX` holds after every successful read, so stepping over bytes
@@ -10,7 +10,7 @@
 
 use rmp::Marker;
 
-use super::deferred::{count_non_ascii, marked_value_end};
+use super::deferred::{count_non_ascii, is_one_byte, marked_value_end};
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 
 /// Cursor over borrowed bytes.
@@ -321,13 +321,6 @@ pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
         }
     }
     Some(pos)
-}
-
-/// True for a marker that is the whole value: a fixint, nil, a boolean, an empty fixarray or
-/// fixmap.
-#[inline(always)]
-pub(crate) const fn is_one_byte(m: u8) -> bool {
-    m <= 0x7f || m >= 0xe0 || matches!(m, 0xc0 | 0xc2 | 0xc3 | 0x80 | 0x90)
 }
 
 /// For a fixstr, or a str8 of at most 30 bytes, whose header starts `block` (at offset `at`)

@@ -7,8 +7,8 @@
 //! all it stepped over; when they differ a string held one, and the caller steps over the
 //! same pairs again by [`stepped_over_run`], which checks each as it goes ([`value_end`]).
 
-use super::deferred::{count_non_ascii, marked_value_end};
-use super::reader::{is_one_byte, value_end};
+use super::deferred::{count_non_ascii, is_one_byte, marked_value_end};
+use super::reader::value_end;
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::program::key::AttrEntry;
 
