@@ -1,7 +1,6 @@
 //! The skip walk with its UTF-8 checks deferred, for the projection's runs
-//! (`projected.rs`), which step over many values before they look at the result, and for the
-//! reader's skip of a nested value (`reader.rs`, `Reader::skip_value`); and which markers are
-//! a whole value ([`is_one_byte`]).
+//! (`projected.rs`), which step over many values before they look at the result; and which
+//! markers are a whole value ([`is_one_byte`], for the reader's skip too).
 //! [`marked_value_end`] walks one value as [`value_end`] does but reads no string's bytes:
 //! it counts the bytes at or above 0x80 that are not a string's (markers, a str8's length,
 //! a number's bytes, a container's count). A run then counts the bytes at or above 0x80 of

@@ -1,8 +1,8 @@
 //! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
 //! value of any depth iteratively — [`value_end`], at the skip walk's pace with no error
-//! paths, and the careful [`Reader::skip_items`] that names a fault; `deferred.rs` has a
-//! third, with the UTF-8 checks deferred, which [`Reader::skip_value`] tries first on a nested
-//! value. Returns `None` at end of input; callers attach offsets.
+//! paths, and the careful [`Reader::skip_items`] that names a fault (`deferred.rs` has a
+//! third, with the UTF-8 checks left to its caller). Returns `None` at end of input; callers
+//! attach offsets.
 //!
 //! Every read goes through `get`, so a position past the end is never a panic, only `None`.
 //! `pos <= buf.len() <= isize::MAX` holds after every successful read, so stepping over bytes
@@ -10,7 +10,7 @@
 
 use rmp::Marker;
 
-use super::deferred::{count_non_ascii, is_one_byte, marked_value_end};
+use super::deferred::is_one_byte;
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 
 /// Cursor over borrowed bytes.
@@ -146,14 +146,6 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
         if utf8 {
-            // The deferred walk first: headers stepped over, then one count of the bytes at
-            // or above 0x80 tells whether every string is ASCII (`deferred.rs`).
-            if let Some((end, marks)) = marked_value_end(self.buf, self.pos, 0) {
-                if count_non_ascii(self.buf, self.pos, end) == Some(marks) {
-                    self.pos = end;
-                    return Ok(());
-                }
-            }
             if let Some(end) = value_end(self.buf, self.pos) {
                 self.pos = end;
                 return Ok(());
