@@ -26,27 +26,64 @@ use crate::decode::json::Level;
 /// With the end, `marks` plus the value's bytes at or above 0x80 that are not string
 /// bytes; its strings are UTF-8 when its bytes hold no others ([`count_non_ascii_with`]).
 #[inline(always)]
-pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Option<(usize, usize)> {
-    let mut pos = at;
-    let mut pending: u64 = 1;
+pub(crate) fn marked_value_end(buf: &[u8], at: usize, marks: usize) -> Option<(usize, usize)> {
+    let walked = marked_walk::<false>(buf, at, 1, marks, 0)?;
+    Some((walked.end, walked.marks))
+}
+
+/// Where [`marked_walk`] stopped, and what it counted.
+pub(crate) struct Walked {
+    /// The position after the last item walked.
+    pub end: usize,
+    /// The items still to walk (0 at the end of the value).
+    pub pending: u64,
+    /// The marks: the bytes at or above 0x80 that are not a string's.
+    pub marks: usize,
+    /// The items walked whose header is longer than one byte (numbers above all, whose
+    /// bytes the marks count).
+    pub long_headers: usize,
+}
+
+/// [`marked_value_end`] over `pending` items from `pos`; when `BOUNDED`, it stops too before
+/// the first item at or past `limit` that is not a fixstr or a one-byte value.
+#[inline(always)]
+pub(crate) fn marked_walk<const BOUNDED: bool>(
+    buf: &[u8],
+    mut pos: usize,
+    mut pending: u64,
+    mut marks: usize,
+    limit: usize,
+) -> Option<Walked> {
+    let mut long_headers = 0usize;
     while pending > 0 {
         let m = *buf.get(pos)?;
-        pending = pending.wrapping_sub(1);
-        // (A marker at or above 0x80 is one of the marks; `m >> 7` is 0 or 1.)
-        marks = marks.wrapping_add(usize::from(m >> 7));
         // (`pos < buf.len()`: the sums below are small and cannot wrap.)
         // A one-byte header by branches, not a table: the next position then waits on the
         // marker only for a fixstr (P61, `perf/optimizations.md`).
         if m & 0xe0 == 0xa0 {
-            // A fixstr, its bytes not read.
+            // A fixstr, its bytes not read; its marker is one of the marks.
+            pending = pending.wrapping_sub(1);
+            marks = marks.wrapping_add(1);
             pos = pos.wrapping_add(1).wrapping_add(usize::from(m & 0x1f));
             continue;
         }
         if is_one_byte(m) {
-            // A fixint, nil, a boolean, an empty fixmap or fixarray.
+            // A fixint, nil, a boolean, an empty fixmap or fixarray (a mark at or above
+            // 0x80: `m >> 7` is 0 or 1).
+            pending = pending.wrapping_sub(1);
+            marks = marks.wrapping_add(usize::from(m >> 7));
             pos = pos.wrapping_add(1);
             continue;
         }
+        // A part ends before a header longer than its marker or a container (the short
+        // items above run on: a part is a unit of work, not an exact size).
+        if BOUNDED && pos >= limit {
+            break;
+        }
+        // Every other marker is at or above 0x80, a mark.
+        long_headers = long_headers.wrapping_add(usize::from(m >= 0xc0));
+        pending = pending.wrapping_sub(1);
+        marks = marks.wrapping_add(1);
         if m & 0xe0 == 0x80 {
             // A fixmap's keys and values, a fixarray's elements.
             let n = u64::from(m & 0x0f);
@@ -54,36 +91,58 @@ pub(crate) fn marked_value_end(buf: &[u8], at: usize, mut marks: usize) -> Optio
             pos = pos.wrapping_add(1);
             continue;
         }
-        let (header, payload) = match m {
-            0xc0 | 0xc2 | 0xc3 => (1, 0),
-            0xd9 => (2, usize::from(*buf.get(pos.wrapping_add(1))?)),
-            0xda => {
-                let n = buf.get(pos.wrapping_add(1)..)?.first_chunk::<2>()?;
-                (3, usize::from(u16::from_be_bytes(*n)))
-            }
-            0xdb => {
-                let n = buf.get(pos.wrapping_add(1)..)?.first_chunk::<4>()?;
-                (5, u32::from_be_bytes(*n) as usize)
-            }
-            0xcc | 0xd0 => (2, 0),
-            0xcd | 0xd1 => (3, 0),
-            0xca | 0xce | 0xd2 => (5, 0),
-            0xcb | 0xcf | 0xd3 => (9, 0),
+        // The eight bytes after the marker, zeros past the input's end: a header read
+        // from them that runs past the end puts `pos` past it, and the walk fails there.
+        let word = match buf
+            .get(pos.wrapping_add(1)..)
+            .and_then(|s| s.first_chunk::<8>())
+        {
+            Some(word) => u64::from_le_bytes(*word),
+            None => padded_word(buf, pos.wrapping_add(1)),
+        };
+        let be16 = usize::from((word as u16).swap_bytes());
+        let be32 = (word as u32).swap_bytes() as usize;
+        // (header bytes, payload bytes, which of `word`'s bytes are the header's)
+        let (header, payload, keep): (usize, usize, u64) = match m {
+            0xd9 => (2, usize::from(word as u8), 0xff),
+            0xda => (3, be16, 0xffff),
+            0xdb => (5, be32, 0xffff_ffff),
+            0xcc | 0xd0 => (2, 0, 0xff),
+            0xcd | 0xd1 => (3, 0, 0xffff),
+            0xca | 0xce | 0xd2 => (5, 0, 0xffff_ffff),
+            0xcb | 0xcf | 0xd3 => (9, 0, u64::MAX),
             0xdc | 0xde => {
-                let count = buf.get(pos.wrapping_add(1)..pos.wrapping_add(3))?;
-                let n = u64::from(u16::from_be_bytes([*count.first()?, *count.get(1)?]));
+                let n = be16 as u64;
                 pending = pending.saturating_add(if m == 0xdc { n } else { n << 1 });
-                (3, 0)
+                (3, 0, 0xffff)
             }
             _ => return None,
         };
-        // The header's bytes after the marker: a length, a number, a count.
-        let rest = buf.get(pos.wrapping_add(1)..pos.wrapping_add(header))?;
-        marks = marks.wrapping_add(rest.iter().map(|b| usize::from(b >> 7)).sum::<usize>());
+        // The header's bytes after the marker at or above 0x80 (a length, a number, a
+        // count): each byte of `high` is 0 or 1, and the multiplication sums them into
+        // the top byte (no POPCNT needed).
+        let high = (word & keep & 0x8080_8080_8080_8080) >> 7;
+        marks = marks.wrapping_add((high.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize);
         // (`payload < 2³²`: a sum past the end saturates, and the end is checked.)
         pos = pos.wrapping_add(header).saturating_add(payload);
     }
-    (pos <= buf.len()).then_some((pos, marks))
+    (pos <= buf.len()).then_some(Walked {
+        end: pos,
+        pending,
+        marks,
+        long_headers,
+    })
+}
+
+/// The (fewer than eight) bytes of `buf` from `from` as a little-endian word, zeros after.
+#[cold]
+fn padded_word(buf: &[u8], from: usize) -> u64 {
+    let mut word = [0u8; 8];
+    let tail = buf.get(from..).unwrap_or_default();
+    for (w, b) in word.iter_mut().zip(tail) {
+        *w = *b;
+    }
+    u64::from_le_bytes(word)
 }
 
 /// True for a marker that is the whole value: a fixint, nil, a boolean, an empty fixarray or

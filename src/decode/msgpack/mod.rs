@@ -19,6 +19,7 @@ mod projected;
 pub(crate) mod reader;
 mod refine;
 mod run;
+mod skip;
 mod visit;
 
 use bumpalo::Bump;

@@ -12,8 +12,8 @@
 //!
 //! [`Program::select`]: crate::Program::select
 
-use super::reader::value_end;
 use super::run::{marker_run, short_value_end, stepped_over_run, Keys, RunAt};
+use super::skip::value_end;
 use super::Decoder;
 use crate::bytes::{first, is_ascii, non_ascii_mask, BLOCK};
 use crate::decode::common::{missing_attribute, AttrTable, Pending, Seen};

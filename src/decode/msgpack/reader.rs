@@ -10,9 +10,6 @@
 
 use rmp::Marker;
 
-use super::deferred::is_one_byte;
-use crate::bytes::{first, non_ascii_mask, BLOCK};
-
 /// Cursor over borrowed bytes.
 #[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
@@ -102,58 +99,6 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Skips one complete value: headers and lengths checked, and the UTF-8 of every string
-    /// (not of bin). A scalar or a short ASCII string (most skipped values) in a few
-    /// instructions, from one 32-byte load; anything else by [`Self::skip_nested`].
-    #[inline(always)]
-    pub fn skip_value(&mut self) -> Result<(), SkipError> {
-        let at = self.pos;
-        if let Some(block) = self.buf.get(at..).and_then(|s| s.first_chunk::<BLOCK>()) {
-            let m = block[0];
-            if is_one_byte(m) {
-                self.skip1();
-                return Ok(());
-            }
-            if let Some(end) = short_ascii_end(block, at) {
-                self.pos = end;
-                return Ok(());
-            }
-            if let Some((start, n)) = match m {
-                0xa0..=0xbf => Some((1, usize::from(m & 0x1f))),
-                0xd9 => Some((2, usize::from(block[1]))),
-                _ => None,
-            } {
-                // A longer string (an ARN, a DNS name): its bytes checked here.
-                let start = at.wrapping_add(start);
-                let end = start.wrapping_add(n);
-                valid_text(self.buf.get(start..end).ok_or(SkipError::Eof)?, at)?;
-                self.pos = end;
-                return Ok(());
-            }
-        }
-        self.skip_nested(true)
-    }
-
-    /// [`Self::skip_value`] without the UTF-8 checks (what go-cty does for an unknown
-    /// refinement).
-    pub fn skip_unchecked(&mut self) -> Result<(), SkipError> {
-        self.skip_nested(false)
-    }
-
-    /// [`Self::skip_value`] of any value: [`value_end`] when the value is well-formed, else
-    /// the careful [`Self::skip_items`], which names the fault. Without `utf8` (refinements), the
-    /// careful stepper alone.
-    #[inline(never)]
-    fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
-        if utf8 {
-            if let Some(end) = value_end(self.buf, self.pos) {
-                self.pos = end;
-                return Ok(());
-            }
-        }
-        self.skip_items(1, utf8)
-    }
-
     /// The careful stepper: steps over `pending` items, each read through the checked
     /// cursor, and names the first fault. [`value_end`] is checked against it. (`pending` stays
     /// below `remaining() + 2³³`, far from overflowing; the additions saturate regardless.)
@@ -228,114 +173,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The end of the MessagePack value at `at` when it is well-formed and its strings are
-/// UTF-8; `None` on any fault ([`Reader::skip_items`] then names it). The skip walk's loop
-/// (`src/cli/skip_walk.rs`) with the UTF-8 checks: each item's header read from one 32-byte
-/// load, a short string's bytes checked from that load with one mask, no error to build;
-/// the items that start within 32 bytes of the input's end are left to the careful stepper.
-#[inline(never)]
-pub(crate) fn value_end(buf: &[u8], at: usize) -> Option<usize> {
-    let mut pos = at;
-    let mut pending: u64 = 1;
-    while pending > 0 {
-        let Some(head) = buf.get(pos..).and_then(|s| s.first_chunk::<BLOCK>()) else {
-            // Within 32 bytes of the end: the careful stepper takes the items left.
-            let mut tail = Reader { buf, pos };
-            return tail.skip_items(pending, true).ok().map(|()| tail.pos);
-        };
-        pending = pending.wrapping_sub(1);
-        let at = pos;
-        let m = head[0];
-        if !(0xc0..0xe0).contains(&m) {
-            // A fixint, fixmap, fixarray or fixstr (most items): the header is the marker,
-            // and a fixstr's bytes lie inside `head`, so `pos` stays within the input.
-            let (n, items) = match m >> 4 {
-                0x8 => (0, u64::from(m & 0x0f) << 1),
-                0x9 => (0, u64::from(m & 0x0f)),
-                0xa | 0xb => (usize::from(m & 0x1f), 0),
-                _ => (0, 0),
-            };
-            if n > 0 && short_ascii_end(head, at).is_none() {
-                let start = at.wrapping_add(1);
-                valid_text(buf.get(start..start.wrapping_add(n))?, at).ok()?;
-            }
-            pos = at.wrapping_add(1).wrapping_add(n);
-            if items > 0 {
-                // (`pos <= at + 32 <= len`.) A claim beyond the input gives up at once.
-                pending = pending.wrapping_add(items);
-                if pending > buf.len().wrapping_sub(pos) as u64 {
-                    return None;
-                }
-            }
-        } else {
-            let be16 = |h: &[u8; BLOCK]| usize::from(u16::from_be_bytes([h[1], h[2]]));
-            let be32 = |h: &[u8; BLOCK]| u32::from_be_bytes([h[1], h[2], h[3], h[4]]) as usize;
-            // (header bytes, payload bytes, items added)
-            let (header, payload, items): (usize, usize, u64) = match m {
-                0xc0 | 0xc2 | 0xc3 => (1, 0, 0),
-                0xd9 => (2, usize::from(head[1]), 0),
-                0xda => (3, be16(head), 0),
-                0xdb => (5, be32(head), 0),
-                0xc4 => (2, usize::from(head[1]), 0),
-                0xc5 => (3, be16(head), 0),
-                0xc6 => (5, be32(head), 0),
-                // The ext payload and its type byte.
-                0xc7 => (3, usize::from(head[1]), 0),
-                0xc8 => (4, be16(head), 0),
-                0xc9 => (6, be32(head), 0),
-                0xcc | 0xd0 => (2, 0, 0),
-                0xcd | 0xd1 => (3, 0, 0),
-                0xca | 0xce | 0xd2 => (5, 0, 0),
-                0xcb | 0xcf | 0xd3 => (9, 0, 0),
-                0xd4 => (3, 0, 0),
-                0xd5 => (4, 0, 0),
-                0xd6 => (6, 0, 0),
-                0xd7 => (10, 0, 0),
-                0xd8 => (18, 0, 0),
-                0xdc => (3, 0, be16(head) as u64),
-                0xdd => (5, 0, be32(head) as u64),
-                0xde => (3, 0, (be16(head) as u64) << 1),
-                0xdf => (5, 0, (be32(head) as u64) << 1),
-                _ => return None, // 0xc1, reserved
-            };
-            // `at + 32 <= len <= isize::MAX`, `header <= 18` and `payload < 2³²`: no
-            // overflow on a 64-bit target, and a saturated sum is past the end anyway.
-            pos = at.saturating_add(header).saturating_add(payload);
-            if matches!(m, 0xd9..=0xdb) && short_ascii_end(head, at).is_none() {
-                valid_text(buf.get(at.wrapping_add(header)..pos)?, at).ok()?;
-            }
-            // `pending <= len` before, `items < 2³³`: far from overflowing.
-            pending = pending.saturating_add(items);
-            // Every pending item needs at least one byte (and `pos <= len`).
-            if pending > buf.len().checked_sub(pos)? as u64 {
-                return None;
-            }
-        }
-    }
-    Some(pos)
-}
-
-/// For a fixstr, or a str8 of at most 30 bytes, whose header starts `block` (at offset `at`)
-/// and whose bytes are all ASCII: the offset after it. `None` for anything else, whose UTF-8
-/// the caller checks the long way.
-#[inline(always)]
-fn short_ascii_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
-    let m = block[0];
-    let (header, n): (usize, usize) = match m {
-        0xa0..=0xbf => (1, usize::from(m & 0x1f)),
-        0xd9 if block[1] <= 30 => (2, usize::from(block[1])),
-        _ => return None,
-    };
-    // The string's bytes are bits `header..header + n` of the block (`header + n <= 32`).
-    // (`header + n <= 32`: small numbers.)
-    let end = header.wrapping_add(n);
-    let text = first(end) & !first(header);
-    (non_ascii_mask(block) & text == 0).then(|| at.wrapping_add(end))
-}
-
 /// A skipped string's bytes (whose header is at `at`) must be UTF-8.
 #[inline(always)]
-fn valid_text(bytes: &[u8], at: usize) -> Result<(), SkipError> {
+pub(crate) fn valid_text(bytes: &[u8], at: usize) -> Result<(), SkipError> {
     if crate::bytes::is_utf8(bytes) {
         return Ok(());
     }
@@ -400,8 +240,8 @@ pub(crate) fn is_ext(m: u8) -> bool {
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 pub(super) mod tests {
-    use super::{value_end, Reader, SkipError};
-    use crate::test_rng::{next, rounds};
+    use super::{Reader, SkipError};
+    use crate::test_rng::next;
 
     /// The outcome of a skip: the end position, or the error with its offset.
     pub(crate) fn outcome(r: Result<(), SkipError>, reader: &Reader<'_>) -> (u8, usize) {
@@ -429,47 +269,5 @@ pub(super) mod tests {
                 _ => next(seed) as u8,
             })
             .collect()
-    }
-
-    /// The fast walk and the careful stepper agree on every input (memchr's way: the fast
-    /// path against the naive one), and so does the reader's skip, which uses both.
-    #[test]
-    fn value_end_matches_careful_skip() {
-        let mut seed = 0x5eed_u64;
-        for _ in 0..rounds(200_000, 400) {
-            let input = random_input(&mut seed);
-            let mut careful = Reader::new(&input);
-            let c = careful.skip_items(1, true);
-            let c = outcome(c, &careful);
-            // The fast walk finds the same end, or leaves the input to the careful one: for a
-            // fault, or an item within 32 bytes of the end.
-            match value_end(&input, 0) {
-                Some(end) => assert_eq!(c, (0, end), "input {input:02x?}"),
-                None => assert!(c.0 != 0 || input.len() < c.1 + 32, "input {input:02x?}"),
-            }
-            let mut skip = Reader::new(&input);
-            assert_eq!(outcome(skip.skip_value(), &skip), c, "input {input:02x?}");
-        }
-    }
-
-    /// A list of maps with strings (ASCII and not) far from the end and near it.
-    #[test]
-    fn fast_skip_exact_ends() {
-        let mut bytes = vec![0x92, 0x81, 0xa1, b'k', 0xa3, b'a', 0xc3, 0xa9, 0x82, 0xa2];
-        bytes.extend_from_slice(b"ab");
-        bytes.extend_from_slice(&[0xd9, 12]);
-        bytes.extend_from_slice(b"twelve bytes");
-        bytes.extend_from_slice(&[0xa1, b'x', 0x2a]);
-        let end = bytes.len();
-        bytes.extend_from_slice(&[0; 20]);
-        let mut r = Reader::new(&bytes);
-        assert!(r.skip_nested(true).is_ok());
-        assert_eq!(r.pos, end);
-        // 0xc3 0xa9 is "é": valid. A lone 0xff in a fixstr is not, named at its header.
-        let bad = [0x91, 0xa2, b'a', 0xff, 0, 0, 0, 0, 0, 0, 0, 0];
-        let mut r = Reader::new(&bad);
-        assert_eq!(outcome(r.skip_nested(true), &r), (3, 1));
-        let mut r = Reader::new(&bad);
-        assert_eq!(outcome(r.skip_nested(false), &r), (0, 4));
     }
 }

@@ -8,7 +8,7 @@
 //! same pairs again by [`stepped_over_run`], which checks each as it goes ([`value_end`]).
 
 use super::deferred::{count_non_ascii, is_one_byte, marked_value_end};
-use super::reader::value_end;
+use super::skip::value_end;
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 use crate::program::key::AttrEntry;
 
