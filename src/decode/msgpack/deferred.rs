@@ -1,15 +1,13 @@
 //! The skip walk with its UTF-8 checks deferred, for the projection's runs
-//! (`projected.rs`), which step over many values before they look at the result; and which
-//! markers are a whole value ([`is_one_byte`], for the reader's skip too).
-//! [`marked_value_end`] walks one value as [`value_end`] does but reads no string's bytes:
-//! it counts the bytes at or above 0x80 that are not a string's (markers, a str8's length,
-//! a number's bytes, a container's count). A run then counts the bytes at or above 0x80 of
-//! everything it stepped over in one pass of 32-byte masks ([`count_non_ascii_with`]): as the
-//! walk splits those bytes into headers and string bytes, the two counts are equal exactly
-//! when every string byte is ASCII, so UTF-8. When they differ, the run is done again by
-//! the careful walk, which names a fault.
-//!
-//! [`value_end`]: super::reader::value_end
+//! (`projected.rs`, `run.rs`) and the validating skip's parts (`skip.rs`), which step over
+//! many values before they look at the result; and which markers are a whole value
+//! ([`is_one_byte`]). [`marked_walk`] walks as `value_end` (`skip.rs`) does but reads no
+//! string's bytes: it counts the bytes at or above 0x80 that are not a string's (markers, a
+//! str8's length, a number's bytes, a container's count). The caller then counts the bytes
+//! at or above 0x80 of everything stepped over in one pass of 32-byte masks
+//! ([`count_non_ascii`]): as the walk splits those bytes into headers and string bytes, the
+//! two counts are equal exactly when every string byte is ASCII, so UTF-8. When they
+//! differ, the caller walks the same bytes again with each string checked.
 
 #[cfg(target_arch = "x86_64")]
 use crate::bytes::Avx2Mask;

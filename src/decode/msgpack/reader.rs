@@ -1,8 +1,8 @@
-//! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and a skip that walks a
-//! value of any depth iteratively — [`value_end`], at the skip walk's pace with no error
-//! paths, and the careful [`Reader::skip_items`] that names a fault (`deferred.rs` has a
-//! third, with the UTF-8 checks left to its caller). Returns `None` at end of input; callers
-//! attach offsets.
+//! A zero-copy MessagePack reader over `&'a [u8]`: markers, lengths, and the careful skip,
+//! [`Reader::skip_items`], which walks a value of any depth iteratively and names a fault.
+//! The fast skips that leave faults to it are in `skip.rs` (the whole-value skips of
+//! [`Reader`]) and `deferred.rs` (the walk that defers the UTF-8 checks). Returns `None` at
+//! end of input; callers attach offsets.
 //!
 //! Every read goes through `get`, so a position past the end is never a panic, only `None`.
 //! `pos <= buf.len() <= isize::MAX` holds after every successful read, so stepping over bytes
