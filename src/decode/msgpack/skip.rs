@@ -48,9 +48,9 @@ impl Reader<'_> {
         self.skip_nested(false)
     }
 
-    /// [`Self::skip_value`] of any value: [`value_end`] when the value is well-formed, else
-    /// the careful [`Self::skip_items`], which names the fault. Without `utf8` (refinements), the
-    /// careful stepper alone.
+    /// [`Self::skip_value`] of any value: [`deferred_value_end`] when the value is
+    /// well-formed, else the careful [`Self::skip_items`], which names the fault. Without
+    /// `utf8` (refinements), the careful stepper alone.
     #[inline(never)]
     fn skip_nested(&mut self, utf8: bool) -> Result<(), SkipError> {
         if utf8 {
