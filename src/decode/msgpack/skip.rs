@@ -202,8 +202,9 @@ fn short_ascii_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
 /// that the marked walk does not take (binaries, extensions, 32-bit containers, a fault), is
 /// walked again by [`value_end`]'s checking walk, and so are the next parts, a number that
 /// doubles with each failed try and halves with each that succeeds (from [`BACK_OFF`]); past
-/// [`MAX_BACK_OFF`] the checking walk takes the rest of the value. A part mostly of numbers ([`DENSE`]), where the marks cost more than
-/// the checks they spare, sends the next [`BACK_OFF`] parts to the checking walk.
+/// [`MAX_BACK_OFF`] the checking walk takes the rest of the value. A part mostly of numbers
+/// ([`DENSE`]), where the marks cost more than the checks they spare, sends the next
+/// [`BACK_OFF`] parts to the checking walk.
 /// (P64 in `perf/optimizations.md`.)
 #[inline(never)]
 pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
