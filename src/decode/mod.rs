@@ -66,7 +66,7 @@ pub fn skip_json(input: &[u8]) -> Result<usize, DecodeError> {
 /// The length of the MessagePack value at the start of `input`: every header and length
 /// checked against the input, every string's UTF-8 (not bin's), nothing built. Strings are
 /// checked a part of about 4 KiB at a time, by one count of the part's bytes at or above
-/// 0x80, and one by one where that count finds some. It runs at 0.80–0.88× the pace of a
+/// 0x80, and one by one where that count finds some. It runs at 0.79–0.88× the pace of a
 /// bare skip walk that checks nothing (`skip_walk` in `tfwire bench`) on the state
 /// workloads, and at 0.7× where most parts hold a string that is not ASCII (the README's
 /// figures; the ratio moves with the build and the machine). An error names the byte
