@@ -55,14 +55,18 @@ pub(crate) fn marked_walk<const BOUNDED: bool>(
     let mut long_headers = 0usize;
     while pending > 0 {
         let m = *buf.get(pos)?;
-        // (`pos < buf.len()`: the sums below are small and cannot wrap.)
+        // Past the marker at once, as every item is: a fixstr's end is then one addition
+        // after the marker's load, not two (P65, `perf/optimizations.md`).
+        let at = pos;
+        pos = pos.wrapping_add(1);
+        // (`pos <= buf.len()`: the sums below are small and cannot wrap.)
         // A one-byte header by branches, not a table: the next position then waits on the
-        // marker only for a fixstr (P61, `perf/optimizations.md`).
+        // marker only for a fixstr (P61).
         if m & 0xe0 == 0xa0 {
             // A fixstr, its bytes not read; its marker is one of the marks.
             pending = pending.wrapping_sub(1);
             marks = marks.wrapping_add(1);
-            pos = pos.wrapping_add(1).wrapping_add(usize::from(m & 0x1f));
+            pos = pos.wrapping_add(usize::from(m & 0x1f));
             continue;
         }
         if is_one_byte(m) {
@@ -70,12 +74,12 @@ pub(crate) fn marked_walk<const BOUNDED: bool>(
             // 0x80: `m >> 7` is 0 or 1).
             pending = pending.wrapping_sub(1);
             marks = marks.wrapping_add(usize::from(m >> 7));
-            pos = pos.wrapping_add(1);
             continue;
         }
         // A part ends before a header longer than its marker or a container (the short
         // items above run on: a part is a unit of work, not an exact size).
-        if BOUNDED && pos >= limit {
+        if BOUNDED && at >= limit {
+            pos = at;
             break;
         }
         // Every other marker is at or above 0x80, a mark.
@@ -86,33 +90,30 @@ pub(crate) fn marked_walk<const BOUNDED: bool>(
             // A fixmap's keys and values, a fixarray's elements.
             let n = u64::from(m & 0x0f);
             pending = pending.wrapping_add(if m < 0x90 { n << 1 } else { n });
-            pos = pos.wrapping_add(1);
             continue;
         }
         // The eight bytes after the marker, zeros past the input's end: a header read
         // from them that runs past the end puts `pos` past it, and the walk fails there.
-        let word = match buf
-            .get(pos.wrapping_add(1)..)
-            .and_then(|s| s.first_chunk::<8>())
-        {
+        let word = match buf.get(pos..).and_then(|s| s.first_chunk::<8>()) {
             Some(word) => u64::from_le_bytes(*word),
-            None => padded_word(buf, pos.wrapping_add(1)),
+            None => padded_word(buf, pos),
         };
         let be16 = usize::from((word as u16).swap_bytes());
         let be32 = (word as u32).swap_bytes() as usize;
-        // (header bytes, payload bytes, which of `word`'s bytes are the header's)
+        // (header bytes after the marker, payload bytes, which of `word`'s bytes are the
+        // header's)
         let (header, payload, keep): (usize, usize, u64) = match m {
-            0xd9 => (2, usize::from(word as u8), 0xff),
-            0xda => (3, be16, 0xffff),
-            0xdb => (5, be32, 0xffff_ffff),
-            0xcc | 0xd0 => (2, 0, 0xff),
-            0xcd | 0xd1 => (3, 0, 0xffff),
-            0xca | 0xce | 0xd2 => (5, 0, 0xffff_ffff),
-            0xcb | 0xcf | 0xd3 => (9, 0, u64::MAX),
+            0xd9 => (1, usize::from(word as u8), 0xff),
+            0xda => (2, be16, 0xffff),
+            0xdb => (4, be32, 0xffff_ffff),
+            0xcc | 0xd0 => (1, 0, 0xff),
+            0xcd | 0xd1 => (2, 0, 0xffff),
+            0xca | 0xce | 0xd2 => (4, 0, 0xffff_ffff),
+            0xcb | 0xcf | 0xd3 => (8, 0, u64::MAX),
             0xdc | 0xde => {
                 let n = be16 as u64;
                 pending = pending.saturating_add(if m == 0xdc { n } else { n << 1 });
-                (3, 0, 0xffff)
+                (2, 0, 0xffff)
             }
             _ => return None,
         };

@@ -80,8 +80,8 @@ fn value_end_from(buf: &[u8], at: usize, pending: u64) -> Option<usize> {
 }
 
 /// [`value_end_from`]; when `BOUNDED`, it stops too before the first item at or past `limit`
-/// that is not a fixstr or a one-byte value, as the marked walk does. The position and the
-/// items still pending.
+/// that is not a fixstr or a one-byte value, as the marked walk does, except that nil and the
+/// booleans stop it too. The position and the items still pending.
 #[inline(always)]
 fn checked_walk<const BOUNDED: bool>(
     buf: &[u8],
@@ -97,7 +97,9 @@ fn checked_walk<const BOUNDED: bool>(
             return tail.skip_items(pending, true).ok().map(|()| (tail.pos, 0));
         };
         pending = pending.wrapping_sub(1);
+        // Past the marker at once, as in the marked walk (P65).
         let at = pos;
+        pos = pos.wrapping_add(1);
         let m = head[0];
         if !(0xc0..0xe0).contains(&m) {
             // A fixint, fixmap, fixarray or fixstr (most items): the header is the marker,
@@ -112,7 +114,7 @@ fn checked_walk<const BOUNDED: bool>(
                 let start = at.wrapping_add(1);
                 valid_text(buf.get(start..start.wrapping_add(n))?, at).ok()?;
             }
-            pos = at.wrapping_add(1).wrapping_add(n);
+            pos = pos.wrapping_add(n);
             if items > 0 {
                 // A part ends before a container too (as the marked walk's parts do).
                 if BOUNDED && at >= limit {
@@ -266,7 +268,8 @@ const MAX_BACK_OFF: u32 = 64;
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects)] // (clippy.toml allows the other panic lints in tests)
 mod tests {
-    use super::{deferred_value_end, value_end, BACK_OFF, MAX_BACK_OFF, PART};
+    use super::{checked_walk, deferred_value_end, value_end, BACK_OFF, MAX_BACK_OFF, PART};
+    use crate::decode::msgpack::deferred::{count_non_ascii, marked_walk};
     use crate::decode::msgpack::reader::tests::{outcome, random_input};
     use crate::decode::msgpack::reader::Reader;
     use crate::test_rng::{next, rounds};
@@ -350,6 +353,41 @@ mod tests {
                 // Cut short anywhere: no end.
                 let cut = next(&mut seed) as usize % whole.len();
                 assert_eq!(deferred_value_end(&whole[..cut], 0), None, "cut {cut}");
+            }
+        }
+    }
+
+    /// Both walks end a part at the same item, before the first header longer than one byte
+    /// at or past the limit, and leave the same items pending (in values without nil, before
+    /// which the checking walk stops too); the marked walk's marks are the part's bytes at or
+    /// above 0x80 exactly when its strings are ASCII. Walked part by part to the value's end
+    /// at random limits.
+    #[test]
+    fn both_walks_end_a_part_at_the_same_item() {
+        let mut seed = 0xba4d_u64;
+        let n = if cfg!(miri) { 40 } else { 400 };
+        for _ in 0..rounds(20, 1) {
+            for kinds in [&[0u8, 1, 3, 4][..], &[0, 2, 4]] {
+                // (32 bytes after the value, within which the checking walk would leave the
+                // rest to the careful stepper.)
+                let mut value = large_value(&mut seed, n, kinds);
+                let end = value.len();
+                value.extend_from_slice(&[0; 32]);
+                let (mut pos, mut pending, mut parts) = (0, 1, 0);
+                while pending > 0 {
+                    let limit = pos + next(&mut seed) as usize % 300;
+                    let marked = marked_walk::<true>(&value, pos, pending, 0, limit).unwrap();
+                    let checked = checked_walk::<true>(&value, pos, pending, limit);
+                    assert_eq!(Some((marked.end, marked.pending)), checked, "from {pos}");
+                    assert!(marked.end >= limit || marked.pending == 0, "from {pos}");
+                    let high = count_non_ascii(&value, pos, marked.end).unwrap();
+                    // (A float's random bytes are no string's: the string "xé" by its header.)
+                    let e = [0xa3, b'x', 0xc3, 0xa9];
+                    let ascii = value[pos..marked.end].windows(4).all(|w| w != e);
+                    assert_eq!(marked.marks == high, ascii, "from {pos}");
+                    (pos, pending, parts) = (marked.end, marked.pending, parts + 1);
+                }
+                assert_eq!((pos, parts > 10), (end, true));
             }
         }
     }
