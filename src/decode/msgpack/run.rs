@@ -83,17 +83,17 @@ fn pairs_run(
             debug_assert!((0xa0..=0xbf).contains(&marker));
             let key_end = usize::from(marker & 0x1f).wrapping_add(1);
             let vm = chunk.get(key_end).copied().unwrap_or(0xc1);
+            // Past the value's marker, beside its load: a fixstr's end is then one addition
+            // after the load (P66, `perf/optimizations.md`).
+            let after_marker = pos.wrapping_add(key_end).wrapping_add(1);
             if vm & 0xe0 == 0xa0 {
                 // (A fixstr's marker is at or above 0x80.)
                 marks = marks.wrapping_add(1);
-                pos = pos
-                    .wrapping_add(key_end)
-                    .wrapping_add(1)
-                    .wrapping_add(usize::from(vm & 0x1f));
+                pos = after_marker.wrapping_add(usize::from(vm & 0x1f));
             } else if is_one_byte(vm) {
                 // (Its marker when not ASCII; the keys' markers are counted below.)
                 marks = marks.wrapping_add(usize::from(vm >> 7));
-                pos = pos.wrapping_add(key_end).wrapping_add(1);
+                pos = after_marker;
             } else {
                 // A longer value: the walk, the key not read again.
                 let value_at = pos.wrapping_add(key_end);
