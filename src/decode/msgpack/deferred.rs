@@ -11,7 +11,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use crate::bytes::Avx2Mask;
-use crate::bytes::{first, AsciiMask, BaselineMask, BLOCK};
+use crate::bytes::{first, AsciiMask, BaselineMask, BLOCK, GROUP};
 #[cfg(target_arch = "x86_64")]
 use crate::decode::json::Isa;
 use crate::decode::json::Level;
@@ -172,8 +172,8 @@ fn count_non_ascii_baseline(buf: &[u8], start: usize, end: usize) -> Option<usiz
     count_non_ascii_with(buf, start, end, BaselineMask)
 }
 
-/// [`count_non_ascii`] compiled for AVX2 and POPCNT: a block's bytes in one `vpmovmskb`,
-/// counted by `popcnt`.
+/// [`count_non_ascii`] compiled for AVX2 and POPCNT: groups of 128 bytes in byte lanes, the
+/// rest's blocks each in one `vpmovmskb`, counted by `popcnt`.
 ///
 /// # Safety
 /// The CPU supports AVX2 and POPCNT.
@@ -185,9 +185,10 @@ unsafe fn count_non_ascii_avx2(buf: &[u8], start: usize, end: usize) -> Option<u
     count_non_ascii_with(buf, start, end, unsafe { Avx2Mask::new() })
 }
 
-/// The bytes at or above 0x80 in `buf[start..end]`, 32 at a time by `masks`; `None` when
-/// the range is not in `buf`. A last part shorter than a block is read within a block
-/// that ends at `end` or starts at `start`, so every byte is read once with no copy.
+/// The bytes at or above 0x80 in `buf[start..end]`, 128 at a time by `masks`' lane count,
+/// then 32 at a time by its masks; `None` when the range is not in `buf`. A last part
+/// shorter than a block is read within a block that ends at `end` or starts at `start`, so
+/// every byte is counted once with no copy.
 #[inline(always)]
 fn count_non_ascii_with<M: AsciiMask>(
     buf: &[u8],
@@ -196,8 +197,9 @@ fn count_non_ascii_with<M: AsciiMask>(
     masks: M,
 ) -> Option<usize> {
     let bytes = buf.get(start..end)?;
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    let mut n = 0usize;
+    let (groups, rest) = bytes.as_chunks::<GROUP>();
+    let mut n = masks.count_non_ascii(groups);
+    let mut blocks = rest.chunks_exact(BLOCK);
     for block in &mut blocks {
         let block = block.first_chunk::<BLOCK>()?;
         n = n.wrapping_add(masks.non_ascii(block).count_ones() as usize);
