@@ -17,10 +17,10 @@ use crate::decode::json::Isa;
 use crate::decode::json::Level;
 
 /// The end of the value at `at`, when it is well-formed with every item one this walk
-/// takes: fixed-size items (fixints, nil, booleans, numbers), strings, fixmaps, fixarrays,
-/// and 16-bit maps and arrays. `None` for any fault and for the items it leaves to the
-/// careful walk (binaries and extensions, whose bytes are no string's, and 32-bit
-/// containers).
+/// takes: fixed-size items (fixints, nil, booleans, numbers, fixexts of 1, 2 or 4 bytes, so
+/// unknown values), strings, fixmaps, fixarrays, and 16-bit maps and arrays. `None` for any
+/// fault and for the items it leaves to the careful walk (binaries and the longer
+/// extensions, whose bytes it would have to read, and 32-bit containers).
 /// With the end, `marks` plus the value's bytes at or above 0x80 that are not string
 /// bytes; its strings are UTF-8 when its bytes hold no others ([`count_non_ascii_with`]).
 #[inline(always)]
@@ -110,6 +110,11 @@ pub(crate) fn marked_walk<const BOUNDED: bool>(
             0xcd | 0xd1 => (2, 0, 0xffff),
             0xca | 0xce | 0xd2 => (4, 0, 0xffff_ffff),
             0xcb | 0xcf | 0xd3 => (8, 0, u64::MAX),
+            // A fixext of 1, 2 or 4 bytes (an unknown value is `d4 00 00`): its type byte and
+            // data are no string's, marks where at or above 0x80.
+            0xd4 => (2, 0, 0xffff),
+            0xd5 => (3, 0, 0xff_ffff),
+            0xd6 => (5, 0, 0xff_ffff_ffff),
             0xdc | 0xde => {
                 let n = be16 as u64;
                 pending = pending.saturating_add(if m == 0xdc { n } else { n << 1 });
@@ -230,7 +235,8 @@ mod tests {
 
     /// Every marker, followed by zero bytes: the marked walk ends where the careful stepper
     /// does, counting the marker as a mark when it is at or above 0x80, or leaves the value
-    /// to the careful walk (binaries, extensions, 32-bit containers, the reserved 0xc1).
+    /// to the careful walk (binaries, extensions but fixexts of 1, 2 or 4 bytes, 32-bit
+    /// containers, the reserved 0xc1).
     #[test]
     fn every_marker_steps_as_the_careful_stepper() {
         for m in 0..=255u8 {
@@ -244,7 +250,7 @@ mod tests {
                     assert_eq!(marks, usize::from(m >= 0x80), "marker {m:#04x}");
                 }
                 None => assert!(
-                    matches!(m, 0xc1 | 0xc4..=0xc9 | 0xd4..=0xd8 | 0xdd | 0xdf),
+                    matches!(m, 0xc1 | 0xc4..=0xc9 | 0xd7 | 0xd8 | 0xdd | 0xdf),
                     "marker {m:#04x}"
                 ),
             }

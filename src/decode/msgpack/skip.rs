@@ -201,7 +201,7 @@ fn short_ascii_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
 /// bulk: the marked walk (`deferred.rs`) by parts of about [`PART`] bytes, which reads no
 /// string's bytes, then one count of the part's bytes at or above 0x80 against its marks;
 /// equal counts mean every string byte of the part is ASCII. A part whose counts differ, or
-/// that the marked walk does not take (binaries, extensions, 32-bit containers, a fault), is
+/// that the marked walk does not take (binaries, long extensions, 32-bit containers, a fault), is
 /// walked again by [`value_end`]'s checking walk, and so are the next parts, a number that
 /// doubles with each failed try and halves with each that succeeds (from [`BACK_OFF`]); past
 /// [`MAX_BACK_OFF`] the checking walk takes the rest of the value. A part mostly of numbers
@@ -229,7 +229,7 @@ pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
                 }
             }
             if back_off > MAX_BACK_OFF {
-                // Strings that are not ASCII, binaries or extensions all through: the rest
+                // Strings that are not ASCII, binaries or long extensions all through: the rest
                 // of the value by the checking walk, unbounded. (Not `checked_part` with no
                 // limit: its part checks cost `unknown_heavy` 2–3%.)
                 return value_end_from(buf, pos, pending);
@@ -276,8 +276,9 @@ mod tests {
 
     /// An array16 of `n` fixmaps, each of three pairs whose values are drawn from `kinds`:
     /// 0 an ASCII fixstr, 1 an ASCII str8 of 40 bytes, 2 a fixstr with "é", 3 a float64 of
-    /// random bytes, 4 a uint16, 5 nil, 6 a bin8 of random bytes, 7 a fixext4, 8 an array32
-    /// of one fixint.
+    /// random bytes, 4 a uint16, 5 nil, 6 a bin8 of random bytes, 7 a fixext4 (which the
+    /// marked walk takes), 8 an array32 of one fixint, 9 a fixext8 of random bytes (which it
+    /// does not).
     fn large_value(seed: &mut u64, n: u16, kinds: &[u8]) -> Vec<u8> {
         let mut v = vec![0xdc];
         v.extend_from_slice(&n.to_be_bytes());
@@ -303,7 +304,11 @@ mod tests {
                         v.extend_from_slice(&next(seed).to_le_bytes());
                     }
                     7 => v.extend_from_slice(&[0xd6, 1, 0xff, 0x80, b'a', 0x90]),
-                    _ => v.extend_from_slice(&[0xdd, 0, 0, 0, 1, 0x07]),
+                    8 => v.extend_from_slice(&[0xdd, 0, 0, 0, 1, 0x07]),
+                    _ => {
+                        v.extend_from_slice(&[0xd7, 0x81]);
+                        v.extend_from_slice(&next(seed).to_le_bytes());
+                    }
                 }
             }
         }
@@ -312,16 +317,17 @@ mod tests {
 
     /// The walk by parts agrees with the careful stepper on values of many parts: ASCII
     /// strings only, with numbers' bytes dense, with strings that are not ASCII, binaries,
-    /// extensions and 32-bit containers here and there (each part kind and each way back to
-    /// the checking walk), whole, with one string made invalid at a random place, and cut.
+    /// short and long extensions and 32-bit containers here and there (each part kind and
+    /// each way back to the checking walk), whole, with one string made invalid at a random
+    /// place, and cut.
     #[test]
     fn deferred_value_end_matches_careful_skip() {
         let mixes: [&[u8]; 6] = [
             &[0, 1, 5],
             &[3, 3, 3, 4, 0],
             &[0, 1, 0, 1, 0, 1, 0, 1, 0, 2],
-            &[0, 1, 2, 3, 4, 5, 6, 7, 8],
-            &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6],
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+            &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 9, 6],
             &[2],
         ];
         let mut seed = 0xdefe_u64;
@@ -367,7 +373,7 @@ mod tests {
         let mut seed = 0xba4d_u64;
         let n = if cfg!(miri) { 40 } else { 400 };
         for _ in 0..rounds(20, 1) {
-            for kinds in [&[0u8, 1, 3, 4][..], &[0, 2, 4]] {
+            for kinds in [&[0u8, 1, 3, 4, 7][..], &[0, 2, 4]] {
                 // (32 bytes after the value, within which the checking walk would leave the
                 // rest to the careful stepper.)
                 let mut value = large_value(&mut seed, n, kinds);
