@@ -3,9 +3,9 @@
 //! many values before they look at the result; and which markers are a whole value
 //! ([`is_one_byte`]). [`marked_walk`] walks as `value_end` (`skip.rs`) does but reads no
 //! string's bytes: it counts the bytes at or above 0x80 that are not a string's (markers, a
-//! str8's length, a number's bytes, a container's count). The caller then counts the bytes
-//! at or above 0x80 of everything stepped over in one pass of 32-byte masks
-//! ([`count_non_ascii`]): as the walk splits those bytes into headers and string bytes, the
+//! str8's length, a number's bytes, a container's count, a short extension's bytes). The
+//! caller then counts the bytes at or above 0x80 of everything stepped over in one pass
+//! ([`count_non_ascii`]): as the walk splits those bytes into others and string bytes, the
 //! two counts are equal exactly when every string byte is ASCII, so UTF-8. When they
 //! differ, the caller walks the same bytes again with each string checked.
 
@@ -25,7 +25,7 @@ use crate::decode::json::Level;
 /// bytes; its strings are UTF-8 when its bytes hold no others ([`count_non_ascii_with`]).
 #[inline(always)]
 pub(crate) fn marked_value_end(buf: &[u8], at: usize, marks: usize) -> Option<(usize, usize)> {
-    let walked = marked_walk::<false>(buf, at, 1, marks, 0)?;
+    let walked = marked_walk::<false>(buf, at, 1, marks, 0, (&mut [], 0))?;
     Some((walked.end, walked.marks))
 }
 
@@ -42,8 +42,14 @@ pub(crate) struct Walked {
     pub long_headers: usize,
 }
 
+/// Where the walk was before an item: the position, the items pending, the marks.
+pub(crate) type WalkState = (usize, u64, usize);
+
 /// [`marked_value_end`] over `pending` items from `pos`; when `BOUNDED`, it stops too before
-/// the first item at or past `limit` that is not a fixstr or a one-byte value.
+/// the first item at or past `limit` that is not a fixstr or a one-byte value, and records
+/// in `starts[i]` the state before the last fixmap or fixarray that starts `i << shift` to
+/// `(i + 1) << shift` bytes after `pos` (where there is one): places from which a walk can
+/// start again, at the cost of three stores a map (P69, `perf/optimizations.md`).
 #[inline(always)]
 pub(crate) fn marked_walk<const BOUNDED: bool>(
     buf: &[u8],
@@ -51,8 +57,10 @@ pub(crate) fn marked_walk<const BOUNDED: bool>(
     mut pending: u64,
     mut marks: usize,
     limit: usize,
+    (starts, shift): (&mut [WalkState], u32),
 ) -> Option<Walked> {
     let mut long_headers = 0usize;
+    let base = pos;
     while pending > 0 {
         let m = *buf.get(pos)?;
         // Past the marker at once, as every item is: a fixstr's end is then one addition
@@ -82,16 +90,23 @@ pub(crate) fn marked_walk<const BOUNDED: bool>(
             pos = at;
             break;
         }
-        // Every other marker is at or above 0x80, a mark.
-        long_headers = long_headers.wrapping_add(usize::from(m >= 0xc0));
-        pending = pending.wrapping_sub(1);
-        marks = marks.wrapping_add(1);
         if m & 0xe0 == 0x80 {
             // A fixmap's keys and values, a fixarray's elements.
+            if BOUNDED {
+                if let Some(start) = starts.get_mut(at.wrapping_sub(base) >> shift) {
+                    *start = (at, pending, marks);
+                }
+            }
+            pending = pending.wrapping_sub(1);
+            marks = marks.wrapping_add(1);
             let n = u64::from(m & 0x0f);
             pending = pending.wrapping_add(if m < 0x90 { n << 1 } else { n });
             continue;
         }
+        // Every other marker is at or above 0x80, a mark.
+        long_headers = long_headers.wrapping_add(1);
+        pending = pending.wrapping_sub(1);
+        marks = marks.wrapping_add(1);
         // The eight bytes after the marker, zeros past the input's end: a header read
         // from them that runs past the end puts `pos` past it, and the walk fails there.
         let word = match buf.get(pos..).and_then(|s| s.first_chunk::<8>()) {
@@ -244,15 +259,14 @@ mod tests {
             input.extend_from_slice(&[0; 64]);
             let mut careful = Reader::new(&input);
             let end = careful.skip_items(1, false).ok().map(|()| careful.pos);
+            let left = matches!(m, 0xc1 | 0xc4..=0xc9 | 0xd7 | 0xd8 | 0xdd | 0xdf);
             match marked_value_end(&input, 0, 0) {
                 Some((at, marks)) => {
+                    assert!(!left, "marker {m:#04x}");
                     assert_eq!(Some(at), end, "marker {m:#04x}");
                     assert_eq!(marks, usize::from(m >= 0x80), "marker {m:#04x}");
                 }
-                None => assert!(
-                    matches!(m, 0xc1 | 0xc4..=0xc9 | 0xd7 | 0xd8 | 0xdd | 0xdf),
-                    "marker {m:#04x}"
-                ),
+                None => assert!(left, "marker {m:#04x}"),
             }
         }
     }

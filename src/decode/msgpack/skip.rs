@@ -4,7 +4,7 @@
 //! a part (`deferred.rs`), and leaves a part to [`value_end`]'s walk when the counts differ;
 //! either leaves a fault to the careful [`Reader::skip_items`] (`reader.rs`), which names it.
 
-use super::deferred::{count_non_ascii, is_one_byte, marked_walk};
+use super::deferred::{count_non_ascii, is_one_byte, marked_walk, WalkState};
 use super::reader::{valid_text, Reader, SkipError};
 use crate::bytes::{first, non_ascii_mask, BLOCK};
 
@@ -128,7 +128,9 @@ fn checked_walk<const BOUNDED: bool>(
             }
         } else {
             // A part ends before an item of a longer header (strings and one-byte values run
-            // on: a part is a unit of work, not an exact size).
+            // on: a part is a unit of work, not an exact size). Nil and the booleans end it
+            // too, where the marked walk runs on: letting them run on here too cost
+            // `number_heavy` 13%.
             if BOUNDED && at >= limit {
                 return Some((at, pending.wrapping_add(1)));
             }
@@ -200,14 +202,16 @@ fn short_ascii_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
 /// The end of the value at `at` as [`value_end`] finds it, most strings' UTF-8 checked in
 /// bulk: the marked walk (`deferred.rs`) by parts of about [`PART`] bytes, which reads no
 /// string's bytes, then one count of the part's bytes at or above 0x80 against its marks;
-/// equal counts mean every string byte of the part is ASCII. A part whose counts differ, or
-/// that the marked walk does not take (binaries, long extensions, 32-bit containers, a fault), is
-/// walked again by [`value_end`]'s checking walk, and so are the next parts, a number that
-/// doubles with each failed try and halves with each that succeeds (from [`BACK_OFF`]); past
-/// [`MAX_BACK_OFF`] the checking walk takes the rest of the value. A part mostly of numbers
-/// ([`DENSE`]), where the marks cost more than the checks they spare, sends the next
-/// [`BACK_OFF`] parts to the checking walk.
-/// (P64 in `perf/optimizations.md`.)
+/// equal counts mean every string byte of the part is ASCII. Where they differ, each piece
+/// of about [`PIECE`] bytes between the places the marked walk recorded is counted on its
+/// own, and a piece whose counts differ (a string that is not ASCII) is walked again by
+/// [`value_end`]'s checking walk (P69). A part that the marked walk does not take (binaries,
+/// long extensions, 32-bit containers, a fault), or whose pieces mostly fail, is a failed
+/// try: the checking walk takes it and the next parts, a number that doubles with each
+/// failed try and halves with each that succeeds (from [`BACK_OFF`]); past [`MAX_BACK_OFF`]
+/// the checking walk takes the rest of the value. A part mostly of numbers ([`DENSE`]),
+/// where the marks cost more than the checks they spare, sends the next [`BACK_OFF`] parts
+/// to the checking walk. (P64 in `perf/optimizations.md`.)
 #[inline(never)]
 pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
     let (mut pos, mut pending) = (at, 1u64);
@@ -217,8 +221,17 @@ pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
     while pending > 0 {
         let limit = pos.saturating_add(PART);
         if wait == 0 {
-            if let Some(walked) = marked_walk::<true>(buf, pos, pending, 0, limit) {
-                if count_non_ascii(buf, pos, walked.end) == Some(walked.marks) {
+            let mut starts = [(usize::MAX, 0, 0); PIECES];
+            let shift = PIECE.trailing_zeros();
+            if let Some(walked) =
+                marked_walk::<true>(buf, pos, pending, 0, limit, (&mut starts, shift))
+            {
+                let end = (walked.end, walked.pending, walked.marks);
+                let failed = match count_non_ascii(buf, pos, walked.end) == Some(walked.marks) {
+                    true => Some(0),
+                    false => check_pieces(buf, (pos, pending, 0), &starts, end),
+                };
+                if failed.is_some_and(|failed| failed <= PIECES / 2) {
                     if walked.long_headers.saturating_mul(DENSE) > walked.end.wrapping_sub(pos) {
                         wait = BACK_OFF;
                     }
@@ -229,9 +242,9 @@ pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
                 }
             }
             if back_off > MAX_BACK_OFF {
-                // Strings that are not ASCII, binaries or long extensions all through: the rest
-                // of the value by the checking walk, unbounded. (Not `checked_part` with no
-                // limit: its part checks cost `unknown_heavy` 2–3%.)
+                // Strings that are not ASCII, binaries or long extensions all through: the
+                // rest of the value by the checking walk, unbounded. (Not `checked_part` with
+                // no limit: its part checks cost `unknown_heavy` 2–3%.)
                 return value_end_from(buf, pos, pending);
             }
             wait = back_off;
@@ -242,6 +255,37 @@ pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
         (pos, pending) = checked_part(buf, pos, pending, limit)?;
     }
     Some(pos)
+}
+
+/// The pieces of a part whose count differs from its marks, between the places where the
+/// marked walk recorded its state (`starts`, unused ones at `usize::MAX`) from `first` to
+/// `last`: each piece's count against its marks, and the checking walk over each piece whose
+/// counts differ, bounded by the next recorded place: as every item before that place
+/// starts before the bound, the checking walk must end there, as the marked walk went on
+/// (before a fixmap or fixarray, or an item of a longer header, where it stops too). How many pieces it walked;
+/// `None` on a fault in one, or an end not the marked walk's (the checking walk left the
+/// value's last 32 bytes to the careful stepper).
+#[inline(never)]
+fn check_pieces(
+    buf: &[u8],
+    first: WalkState,
+    starts: &[WalkState; PIECES],
+    last: WalkState,
+) -> Option<usize> {
+    let mut failed = 0usize;
+    let mut from = first;
+    let recorded = starts.iter().copied().filter(|start| start.0 != usize::MAX);
+    for to in recorded.chain([last]) {
+        let ((start, pending, before), (end, left, after)) = (from, to);
+        if count_non_ascii(buf, start, end)? != after.wrapping_sub(before) {
+            failed = failed.wrapping_add(1);
+            if checked_part(buf, start, pending, end)? != (end, left) {
+                return None;
+            }
+        }
+        from = to;
+    }
+    Some(failed)
 }
 
 /// One part of [`deferred_value_end`] by [`value_end`]'s checking walk: from `pos`, until the
@@ -255,6 +299,10 @@ fn checked_part(buf: &[u8], pos: usize, pending: u64, limit: usize) -> Option<(u
 /// header longer than one byte. Under cargo-fuzz a part is short, so that inputs of a few
 /// hundred bytes reach every change of walk.
 const PART: usize = if cfg!(fuzzing) { 64 } else { 4096 };
+/// The pieces of a part, each counted on its own when the part's count differs.
+const PIECES: usize = 8;
+/// The bytes of a piece (a power of two).
+const PIECE: usize = PART / PIECES;
 /// A part is mostly numbers when it holds more than one item of a header longer than one
 /// byte in `DENSE` bytes: the state workloads have at most 75 in a part of 4,096 bytes,
 /// `number_heavy` 455 in most.
@@ -367,7 +415,9 @@ mod tests {
     /// at or past the limit, and leave the same items pending (in values without nil, before
     /// which the checking walk stops too); the marked walk's marks are the part's bytes at or
     /// above 0x80 exactly when its strings are ASCII. Walked part by part to the value's end
-    /// at random limits.
+    /// at random limits. Each place the marked walk recorded is a map's or a list's, in its
+    /// piece of the part, with the marks before it, and the checking walk from there ends
+    /// the part where the marked walk did.
     #[test]
     fn both_walks_end_a_part_at_the_same_item() {
         let mut seed = 0xba4d_u64;
@@ -382,15 +432,32 @@ mod tests {
                 let (mut pos, mut pending, mut parts) = (0, 1, 0);
                 while pending > 0 {
                     let limit = pos + next(&mut seed) as usize % 300;
-                    let marked = marked_walk::<true>(&value, pos, pending, 0, limit).unwrap();
+                    let mut starts = [(usize::MAX, 0, 0); 8];
+                    let shift = 5;
+                    let marked =
+                        marked_walk::<true>(&value, pos, pending, 0, limit, (&mut starts, shift))
+                            .unwrap();
                     let checked = checked_walk::<true>(&value, pos, pending, limit);
                     assert_eq!(Some((marked.end, marked.pending)), checked, "from {pos}");
                     assert!(marked.end >= limit || marked.pending == 0, "from {pos}");
-                    let high = count_non_ascii(&value, pos, marked.end).unwrap();
                     // (A float's random bytes are no string's: the string "xé" by its header.)
-                    let e = [0xa3, b'x', 0xc3, 0xa9];
-                    let ascii = value[pos..marked.end].windows(4).all(|w| w != e);
-                    assert_eq!(marked.marks == high, ascii, "from {pos}");
+                    let ascii = |to: usize| {
+                        let e = [0xa3, b'x', 0xc3, 0xa9];
+                        value[pos..to].windows(4).all(|w| w != e)
+                    };
+                    let high = count_non_ascii(&value, pos, marked.end).unwrap();
+                    assert_eq!(marked.marks == high, ascii(marked.end), "from {pos}");
+                    for (i, &(at, left, marks)) in starts.iter().enumerate() {
+                        if at == usize::MAX {
+                            continue;
+                        }
+                        assert_eq!((at - pos) >> shift, i, "from {pos}");
+                        assert!(matches!(value[at], 0x80..=0x9f), "from {pos}");
+                        let high = count_non_ascii(&value, pos, at).unwrap();
+                        assert_eq!(marks == high, ascii(at), "from {pos} to {at}");
+                        let rest = checked_walk::<true>(&value, at, left, marked.end);
+                        assert_eq!(rest, checked, "from {pos} and {at}");
+                    }
                     (pos, pending, parts) = (marked.end, marked.pending, parts + 1);
                 }
                 // (A part runs past its limit only by a map's short items: 300 bytes and a few.)
