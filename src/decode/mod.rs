@@ -66,11 +66,11 @@ pub fn skip_json(input: &[u8]) -> Result<usize, DecodeError> {
 /// The length of the MessagePack value at the start of `input`: every header and length
 /// checked against the input, every string's UTF-8 (not bin's), nothing built. Strings are
 /// checked a part of about 4 KiB at a time, by one count of the part's bytes at or above
-/// 0x80, and one by one where that count finds some. It runs at 0.79–0.88× the pace of a
-/// bare skip walk that checks nothing (`skip_walk` in `tfwire bench`) on the state
-/// workloads, and at 0.7× where most parts hold a string that is not ASCII (the README's
-/// figures; the ratio moves with the build and the machine). An error names the byte
-/// offset of the fault.
+/// 0x80, and one by one in the eighths of the part where that count finds some. It runs at
+/// 0.90–1.02× the pace of a bare skip walk that checks nothing (`skip_walk` in `tfwire
+/// bench`) on the state workloads, and at 0.8–0.9× where strings that are not ASCII stand
+/// in clusters or numbers are dense (the README's figures; the ratio moves with the build
+/// and the machine). An error names the byte offset of the fault.
 ///
 /// ```
 /// // [1, "ab", {"k": nil}] and a byte after it.
