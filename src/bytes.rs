@@ -1,7 +1,8 @@
 //! Byte-mask primitives over 32-byte blocks, the building blocks of the executors' fast
-//! paths: which bytes of two blocks are equal, which bytes of a block are not ASCII. SSE2 on
-//! x86_64 (part of its baseline, so no run-time detection is needed), a portable loop
-//! elsewhere; tests check both against a naive oracle.
+//! paths: which bytes of two blocks are equal, which bytes of a block are not ASCII, and how
+//! many of a run of 128-byte groups. SSE2 on x86_64 (part of its baseline, so no run-time
+//! detection is needed), AVX2 through `Avx2Mask` where the caller has found it, a portable
+//! loop elsewhere; tests check each against a naive oracle.
 
 /// Width of a block.
 pub(crate) const BLOCK: usize = 32;

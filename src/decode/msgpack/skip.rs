@@ -1,8 +1,9 @@
 //! The validating skip of one MessagePack value: [`Reader::skip_value`] and the walks it runs.
 //! [`value_end`] is the skip walk's loop (`src/cli/skip_walk.rs`) with each string's UTF-8
 //! checked; [`deferred_value_end`] walks by parts with the UTF-8 checks deferred to one count
-//! a part (`deferred.rs`), and leaves a part to [`value_end`]'s walk when the counts differ;
-//! either leaves a fault to the careful [`Reader::skip_items`] (`reader.rs`), which names it.
+//! a part (`deferred.rs`), and leaves to [`value_end`]'s walk the pieces of a part whose
+//! counts differ; either leaves a fault to the careful [`Reader::skip_items`] (`reader.rs`),
+//! which names it.
 
 use super::deferred::{count_non_ascii, is_one_byte, marked_walk, WalkState};
 use super::reader::{valid_text, Reader, SkipError};
@@ -260,11 +261,11 @@ pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
 /// The pieces of a part whose count differs from its marks, between the places where the
 /// marked walk recorded its state (`starts`, unused ones at `usize::MAX`) from `first` to
 /// `last`: each piece's count against its marks, and the checking walk over each piece whose
-/// counts differ, bounded by the next recorded place: as every item before that place
-/// starts before the bound, the checking walk must end there, as the marked walk went on
-/// (before a fixmap or fixarray, or an item of a longer header, where it stops too). How many pieces it walked;
-/// `None` on a fault in one, or an end not the marked walk's (the checking walk left the
-/// value's last 32 bytes to the careful stepper).
+/// counts differ, bounded by the next recorded place. Every item of the piece starts before
+/// that bound and the item there is a map, a list or a longer header, so the checking walk
+/// must stop exactly there. How many pieces it walked; `None` on a fault in one, or an end
+/// not the marked walk's (the checking walk left the value's last 32 bytes to the careful
+/// stepper).
 #[inline(never)]
 fn check_pieces(
     buf: &[u8],
