@@ -112,8 +112,7 @@ fn checked_walk<const BOUNDED: bool>(
                 _ => (0, 0),
             };
             if n > 0 && short_ascii_end(head, at).is_none() {
-                let start = at.wrapping_add(1);
-                valid_text(buf.get(start..start.wrapping_add(n))?, at).ok()?;
+                valid_text(buf.get(pos..pos.wrapping_add(n))?, at).ok()?;
             }
             pos = pos.wrapping_add(n);
             if items > 0 {
@@ -208,9 +207,9 @@ fn short_ascii_end(block: &[u8; BLOCK], at: usize) -> Option<usize> {
 /// own, and a piece whose counts differ (a string that is not ASCII) is walked again by
 /// [`value_end`]'s checking walk (P69). A part that the marked walk does not take (binaries,
 /// long extensions, 32-bit containers, a fault), or whose pieces mostly fail, is a failed
-/// try: the checking walk takes it and the next parts, a number that doubles with each
-/// failed try and halves with each that succeeds (from [`BACK_OFF`]); past [`MAX_BACK_OFF`]
-/// the checking walk takes the rest of the value. A part mostly of numbers ([`DENSE`]),
+/// try: the checking walk takes the part (unless its pieces were checked) and the next
+/// parts, a number that doubles with each failed try and halves with each that succeeds
+/// (from [`BACK_OFF`]); past [`MAX_BACK_OFF`] the checking walk takes the rest of the value. A part mostly of numbers ([`DENSE`]),
 /// where the marks cost more than the checks they spare, sends the next [`BACK_OFF`] parts
 /// to the checking walk. (P64 in `perf/optimizations.md`.)
 #[inline(never)]
@@ -220,26 +219,33 @@ pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
     // how many the next failed try adds.
     let (mut wait, mut back_off) = (0u32, BACK_OFF);
     while pending > 0 {
-        let limit = pos.saturating_add(PART);
         if wait == 0 {
             let mut starts = [(usize::MAX, 0, 0); PIECES];
             let shift = PIECE.trailing_zeros();
+            let limit = pos.saturating_add(PART);
+            // Whether this try's part is checked already, its pieces mostly failing.
+            let mut part_checked = false;
             if let Some(walked) =
                 marked_walk::<true>(buf, pos, pending, 0, limit, (&mut starts, shift))
             {
-                let end = (walked.end, walked.pending, walked.marks);
+                let last = (walked.end, walked.pending, walked.marks);
                 let failed = match count_non_ascii(buf, pos, walked.end) == Some(walked.marks) {
                     true => Some(0),
-                    false => check_pieces(buf, (pos, pending, 0), &starts, end),
+                    false => check_pieces(buf, (pos, pending, 0), &starts, last),
                 };
-                if failed.is_some_and(|failed| failed <= PIECES / 2) {
-                    if walked.long_headers.saturating_mul(DENSE) > walked.end.wrapping_sub(pos) {
-                        wait = BACK_OFF;
+                if let Some(failed) = failed {
+                    // The part is checked (its failed pieces too): not walked again.
+                    let dense =
+                        walked.long_headers.saturating_mul(DENSE) > walked.end.wrapping_sub(pos);
+                    (pos, pending) = (walked.end, walked.pending);
+                    if failed <= PIECES / 2 {
+                        if dense {
+                            wait = BACK_OFF;
+                        }
+                        back_off = (back_off / 2).max(BACK_OFF);
+                        continue;
                     }
-                    back_off = (back_off / 2).max(BACK_OFF);
-                    pos = walked.end;
-                    pending = walked.pending;
-                    continue;
+                    part_checked = true;
                 }
             }
             if back_off > MAX_BACK_OFF {
@@ -250,10 +256,14 @@ pub(crate) fn deferred_value_end(buf: &[u8], at: usize) -> Option<usize> {
             }
             wait = back_off;
             back_off = back_off.saturating_mul(2);
+            if part_checked {
+                // (It stands for the part the checking walk would have taken first.)
+                continue;
+            }
         } else {
             wait = wait.wrapping_sub(1);
         }
-        (pos, pending) = checked_part(buf, pos, pending, limit)?;
+        (pos, pending) = checked_part(buf, pos, pending, pos.saturating_add(PART))?;
     }
     Some(pos)
 }
