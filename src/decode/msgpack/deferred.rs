@@ -172,7 +172,7 @@ pub(crate) const fn is_one_byte(m: u8) -> bool {
 }
 
 /// The bytes at or above 0x80 in `buf[start..end]` ([`count_non_ascii_with`]), by AVX2 and
-/// POPCNT where the CPU has them.
+/// POPCNT where the CPU has them, by SSE2 else.
 #[inline(always)]
 pub(crate) fn count_non_ascii(buf: &[u8], start: usize, end: usize) -> Option<usize> {
     match Level::current().isa() {
@@ -219,12 +219,11 @@ fn count_non_ascii_with<M: AsciiMask>(
     let bytes = buf.get(start..end)?;
     let (groups, rest) = bytes.as_chunks::<GROUP>();
     let mut n = masks.count_non_ascii(groups);
-    let mut blocks = rest.chunks_exact(BLOCK);
-    for block in &mut blocks {
-        let block = block.first_chunk::<BLOCK>()?;
+    let (blocks, tail) = rest.as_chunks::<BLOCK>();
+    for block in blocks {
         n = n.wrapping_add(masks.non_ascii(block).count_ones() as usize);
     }
-    let rest = blocks.remainder().len();
+    let rest = tail.len();
     if rest == 0 {
         return Some(n);
     }
